@@ -1,0 +1,71 @@
+/**
+ * What every backend adapter provides. Adapters are pure: (request, backend) → upstream call,
+ * and (upstream event or error body) → neutral parts or one SvirError. No I/O, no Fastify,
+ * no logger, no timers.
+ */
+import type { ChatRequest } from '../chat-request.js';
+import type { BackendConfig, BackendType } from '../config/schema.js';
+import type { SvirError } from '../errors.js';
+import type { Part, SseEvent } from '../normalize/parts.js';
+
+/** A backend as the router knows it at the time of the request. */
+export interface BackendInfo {
+  config: BackendConfig;
+  /** The base URL normalized to end in `/v1/` (see normalize-base-url.ts). */
+  baseUrl: string;
+  /** Whether it takes images: config `vision`, else what its model list said, else undefined. */
+  vision: boolean | undefined;
+}
+
+/** What the normalizer and readEvent need to know about the request that opened the stream. */
+export interface StreamContext {
+  /** The model string the client sent: every clean chunk carries it. */
+  model: string;
+  /** The backend's name, for error messages. */
+  backend: string;
+  /** Names of the tools offered upstream, to tell when a streamed name is whole. */
+  toolNames: readonly string[];
+  /** The client asked for `stream_options.include_usage`. */
+  includeUsage: boolean;
+  /** The client asked for logprobs. */
+  logprobs: boolean;
+  /** The client asked for structured output (`json_schema` or `json_object`). */
+  structuredOutput: boolean;
+  /** How `<think>` markers in content are read: `auto` (tags anywhere), `open` (template opened it), `off`. */
+  reasoningTags: 'auto' | 'open' | 'off';
+  /** The delta key reasoning goes out under (config `reasoning.field`). */
+  reasoningField: string;
+}
+
+export interface UpstreamCall {
+  url: string;
+  /** Adapter-specific headers (auth). The server layer adds content-type, accept and length. */
+  headers: Record<string, string>;
+  /** The JSON body; `stream: true` always. */
+  body: Record<string, unknown>;
+  /** What svir changed for this backend, one short phrase each, for the `x-svir-changes` header. */
+  changes: string[];
+}
+
+export type ToUpstreamResult = { ok: true; call: UpstreamCall } | { ok: false; error: SvirError };
+
+export interface RetryPlan {
+  body: Record<string, unknown>;
+  /** Phrase added to the changes header, e.g. `retried without stream_options`. */
+  change: string;
+}
+
+export interface Adapter {
+  readonly type: BackendType;
+  /** Rewrite the client's request for this backend; `upstreamModel` is the id the server knows. */
+  toUpstream(request: ChatRequest, backend: BackendInfo, upstreamModel: string): ToUpstreamResult;
+  /** Read one SSE event of the upstream stream into neutral parts. */
+  readEvent(event: SseEvent, ctx: StreamContext): Part[];
+  /** Read a non-2xx upstream answer (status, raw body text) into one SvirError (source `upstream`). */
+  readError(status: number, body: string, ctx: { backend: string }): SvirError;
+  /**
+   * After a rejection before anything was generated: the body to send once more (an optional
+   * field dropped, a supported effort chosen), or null. `sent` is the body that was rejected.
+   */
+  planRetry(status: number, body: string, sent: Record<string, unknown>): RetryPlan | null;
+}

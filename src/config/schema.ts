@@ -1,0 +1,99 @@
+/**
+ * The config file's schema: the contract's keys (DESIGN.md section 4) plus svir's own
+ * (timeouts, concurrency, aliases, vision). Every default lives here.
+ */
+import { z } from 'zod';
+
+export const BACKEND_TYPES = ['lmstudio', 'llamacpp', 'vllm', 'mlx-lm', 'mlx-vlm', 'azure', 'openai'] as const;
+export type BackendType = (typeof BACKEND_TYPES)[number];
+
+const backendUrl = z
+  .string()
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL' });
+      return;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      ctx.addIssue({ code: 'custom', message: 'must use http or https' });
+    }
+    if (url.username !== '' || url.password !== '') {
+      ctx.addIssue({ code: 'custom', message: 'must not carry userinfo (put the key in apiKey)' });
+    }
+    if (url.search !== '' || value.includes('?')) ctx.addIssue({ code: 'custom', message: 'must not carry a query' });
+    if (url.hash !== '' || value.includes('#')) ctx.addIssue({ code: 'custom', message: 'must not carry a fragment' });
+  });
+
+export const timeoutsSchema = z.strictObject({
+  /** TCP connect. */
+  connectMs: z.number().int().positive().default(5_000),
+  /** From sending the request to the first chunk: long prompts take minutes on a workstation. */
+  firstTokenMs: z.number().int().positive().default(600_000),
+  /** Between two chunks once the stream runs. */
+  idleMs: z.number().int().positive().default(120_000),
+});
+
+export const backendSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"'),
+  type: z.enum(BACKEND_TYPES),
+  url: backendUrl,
+  apiKey: z.string().min(1).optional(),
+  /** Served models; otherwise discovered from GET /v1/models. Required for azure (deployments). */
+  models: z.array(z.string().min(1)).min(1).optional(),
+  reasoningTags: z.enum(['auto', 'open', 'off']).default('auto'),
+  /** Whether the backend takes images; undefined: the adapter's default or what /v1/models says. */
+  vision: z.boolean().optional(),
+  /** Where reasoning_effort goes for a template that reads another variable (mlx-lm, llama.cpp). */
+  effortTemplateKey: z.string().min(1).optional(),
+  maxConcurrent: z.number().int().positive().default(4),
+  maxQueue: z.number().int().nonnegative().default(64),
+  queueTimeoutMs: z.number().int().positive().default(300_000),
+  timeouts: timeoutsSchema.prefault({}),
+  /** Azure only: use the deployments route with this api-version instead of /openai/v1. */
+  apiVersion: z.string().min(1).optional(),
+});
+
+export const configSchema = z
+  .strictObject({
+    server: z
+      .strictObject({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.number().int().min(0).max(65_535).default(4000),
+        apiKeys: z.array(z.string().min(1)).default([]),
+        /** Listening beyond loopback without keys is refused unless this is set. */
+        allowUnauthenticated: z.boolean().default(false),
+        bodyLimitBytes: z.number().int().positive().default(100 * 1024 * 1024),
+        shutdownGraceMs: z.number().int().nonnegative().default(10_000),
+        /** Send `: keepalive` while waiting this long for the first token (0: never). */
+        keepaliveMs: z.number().int().nonnegative().default(15_000),
+        logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      })
+      .prefault({}),
+    reasoning: z
+      .strictObject({ field: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('reasoning_content') })
+      .prefault({}),
+    /** Model aliases: `fast: lms/qwen3.8-27b` (backend/model) or `fast: qwen3.8-27b`. */
+    aliases: z.record(z.string().min(1), z.string().min(1)).default({}),
+    /** How often discovered model lists are refreshed. */
+    modelRefreshMs: z.number().int().positive().default(30_000),
+    backends: z.array(backendSchema).min(1),
+  })
+  .superRefine((config, ctx) => {
+    const seen = new Set<string>();
+    config.backends.forEach((backend, i) => {
+      if (seen.has(backend.name)) {
+        ctx.addIssue({ code: 'custom', path: ['backends', i, 'name'], message: `duplicate backend name "${backend.name}"` });
+      }
+      seen.add(backend.name);
+      if (backend.type === 'azure' && backend.models === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['backends', i, 'models'], message: 'required for azure (deployment names)' });
+      }
+    });
+  });
+
+export type Config = z.infer<typeof configSchema>;
+export type BackendConfig = Config['backends'][number];
+export type ConfigInput = z.input<typeof configSchema>;

@@ -53,8 +53,23 @@ export interface SvirErrorOptions {
   retryAfter?: number | string;
   /** Backend name, for the log line and the message prefix. */
   backend?: string;
+  /** Overrides the code's default (see RETRYABLE_BY_DEFAULT). */
+  retryable?: boolean;
   cause?: unknown;
 }
+
+/**
+ * Codes that say the backend failed rather than the request: sending the same request again,
+ * later or to another backend, may succeed, so failover may try it. Anything else (the request
+ * was wrong, or a backend failure that a resend repeats) is final.
+ */
+const RETRYABLE_BY_DEFAULT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'rate_limit_exceeded',
+  'upstream_auth_failed',
+  'upstream_error',
+  'backend_unavailable',
+  'upstream_timeout',
+]);
 
 /** A failure with a stable code from the catalogue. Pure data: safe to build in pure modules. */
 export class SvirError extends Error {
@@ -65,6 +80,8 @@ export class SvirError extends Error {
   readonly source: ErrorSource;
   readonly retryAfter: string | undefined;
   readonly backend: string | undefined;
+  /** Whether failover may send the same request again (to this or another backend). */
+  readonly retryable: boolean;
 
   constructor(code: ErrorCode, options: SvirErrorOptions = {}) {
     const entry = ERROR_CATALOGUE[code];
@@ -79,6 +96,7 @@ export class SvirError extends Error {
     this.source = options.source ?? 'proxy';
     this.retryAfter = options.retryAfter === undefined ? undefined : String(options.retryAfter);
     this.backend = options.backend;
+    this.retryable = options.retryable ?? RETRYABLE_BY_DEFAULT.has(code);
   }
 
   toBody(): OpenAIErrorBody {

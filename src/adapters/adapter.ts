@@ -15,6 +15,12 @@ export interface BackendInfo {
   baseUrl: string;
   /** Whether it takes images: config `vision`, else what its model list said, else undefined. */
   vision: boolean | undefined;
+  /**
+   * The key clients receive reasoning under (config `reasoning.field`); reasoning they send back
+   * on assistant turns is read from it as well as from the two carrier keys. Default
+   * `reasoning_content`.
+   */
+  reasoningField?: string;
 }
 
 /** What the normalizer and readEvent need to know about the request that opened the stream. */
@@ -62,7 +68,11 @@ export interface Adapter {
   /** Read one SSE event of the upstream stream into neutral parts. */
   readEvent(event: SseEvent, ctx: StreamContext): Part[];
   /** Read a non-2xx upstream answer (status, raw body text) into one SvirError (source `upstream`). */
-  readError(status: number, body: string, ctx: { backend: string }): SvirError;
+  readError(
+    status: number,
+    body: string,
+    ctx: { backend: string; retryAfter?: string | number; secrets?: readonly string[] },
+  ): SvirError;
   /**
    * After a rejection before anything was generated: the body to send once more (an optional
    * field dropped, a supported effort chosen), or null. `sent` is the body that was rejected.

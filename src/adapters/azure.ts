@@ -1,0 +1,41 @@
+/**
+ * Azure OpenAI (R§2.4, §2.6, §3.7, §5): its own route and `api-key` header, the deployment as
+ * the model; `json_object` needs the word JSON in the messages; takes no reasoning on assistant
+ * turns. In the stream, the prompt filter's report carries nothing of the answer, and a
+ * `filtered: true` verdict, on an ordinary chunk or on an annotation, mid-stream or after the
+ * model's `stop`, blocked the answer (`content_filter`). Annotations, offsets, `obfuscation`,
+ * `service_tier`, `system_fingerprint` and the model version are left unread.
+ */
+import type { Adapter } from './adapter.js';
+import type { Part } from '../normalize/parts.js';
+import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readOpenAIEvent } from '../normalize/read-openai-event.js';
+import { azureCall } from './request/azure-call.js';
+import { closingRewrites } from './request/closing-rewrites.js';
+import { commonRewrites } from './request/common-rewrites.js';
+import { ensureJsonWord } from './request/ensure-json-word.js';
+import { makeToUpstream } from './request/make-to-upstream.js';
+import { firstRetryPlan } from './retry/first-retry-plan.js';
+import { planMaxTokensRetry } from './retry/plan-max-tokens-retry.js';
+import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
+import { readAzureFilter } from './stream/read-azure-filter.js';
+
+export const azureAdapter: Adapter = {
+  type: 'azure',
+  toUpstream: makeToUpstream(
+    [
+      ...commonRewrites({ reasoningKey: null, noReasoningWhy: 'Azure OpenAI takes none' }),
+      ensureJsonWord,
+      ...closingRewrites,
+    ],
+    azureCall,
+  ),
+  readEvent: (event, ctx) => {
+    const filter = event.event === undefined ? readAzureFilter(event.data) : { promptReport: false, filtered: false };
+    const verdict: Part[] = filter.filtered ? [{ kind: 'filtered' }] : [];
+    if (filter.promptReport) return verdict;
+    return [...readOpenAIEvent(event, ctx), ...verdict];
+  },
+  readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
+  planRetry: firstRetryPlan([planOptionalFieldRetry, planMaxTokensRetry]),
+};

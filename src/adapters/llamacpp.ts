@@ -1,0 +1,47 @@
+/**
+ * llama.cpp's `llama-server` (R§2.4, §2.2, §2.5, §3.5): keeps `required` through its grammar but
+ * not a named function, so a named function goes as `required` with only that tool; under
+ * `none` the model writes a call all the same and the parser fails the stream, so `none` sends
+ * no tools; without its image projector an image is a 500, so svir refuses it first when the
+ * backend is known to have none. Its error chunk, null first content, and
+ * `exceed_context_size_error` are read by the generic reader and the error mapper.
+ */
+import type { Adapter } from './adapter.js';
+import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readOpenAIEvent } from '../normalize/read-openai-event.js';
+import { bearerCall } from './request/bearer-call.js';
+import { closingRewrites } from './request/closing-rewrites.js';
+import { commonRewrites } from './request/common-rewrites.js';
+import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
+import { inlineTextFiles } from './request/inline-text-files.js';
+import { makeToUpstream } from './request/make-to-upstream.js';
+import { maxCompletionTokensToMaxTokens } from './request/max-completion-tokens-to-max-tokens.js';
+import { namedToolChoiceToRequired } from './request/named-tool-choice-to-required.js';
+import { rejectImagesUnless } from './request/reject-images-unless.js';
+import { toolChoiceNoneDropsTools } from './request/tool-choice-none-drops-tools.js';
+import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
+
+export const llamacppAdapter: Adapter = {
+  type: 'llamacpp',
+  toUpstream: makeToUpstream(
+    [
+      ...commonRewrites({
+        reasoningKey: 'reasoning_content',
+        contentChecks: [
+          inlineTextFiles,
+          // Unknown (no config, no model list yet): sent, and the server's 500 is read as a 400.
+          rejectImagesUnless((backend) => backend.vision !== false, 'no image projector (mmproj) is loaded'),
+        ],
+      }),
+      toolChoiceNoneDropsTools,
+      namedToolChoiceToRequired,
+      effortToTemplateKwargs(),
+      maxCompletionTokensToMaxTokens,
+      ...closingRewrites,
+    ],
+    bearerCall,
+  ),
+  readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
+  readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
+  planRetry: planOptionalFieldRetry,
+};

@@ -1,0 +1,44 @@
+/**
+ * LM Studio (R§2.4, §2.6, §3.5): takes `tool_choice` strings only, so a named function goes as
+ * `required` with only that tool; takes `json_schema` and `text` only, so `json_object` goes as
+ * a schema of any object; holds reasoning to the schema, so structured output is asked with
+ * reasoning off, and what still arrives as reasoning is the answer. Its `event: error` (a
+ * prompt over the context among them) is read by the generic reader and the error mapper.
+ */
+import type { Adapter } from './adapter.js';
+import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readOpenAIEvent } from '../normalize/read-openai-event.js';
+import { bearerCall } from './request/bearer-call.js';
+import { closingRewrites } from './request/closing-rewrites.js';
+import { commonRewrites } from './request/common-rewrites.js';
+import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
+import { inlineTextFiles } from './request/inline-text-files.js';
+import { jsonObjectToJsonSchema } from './request/json-object-to-json-schema.js';
+import { makeToUpstream } from './request/make-to-upstream.js';
+import { maxCompletionTokensToMaxTokens } from './request/max-completion-tokens-to-max-tokens.js';
+import { namedToolChoiceToRequired } from './request/named-tool-choice-to-required.js';
+import { structuredOutputReasoningOff } from './request/structured-output-reasoning-off.js';
+import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
+import { reasoningAsContent } from './stream/reasoning-as-content.js';
+
+export const lmstudioAdapter: Adapter = {
+  type: 'lmstudio',
+  toUpstream: makeToUpstream(
+    [
+      ...commonRewrites({ reasoningKey: 'reasoning_content', contentChecks: [inlineTextFiles] }),
+      namedToolChoiceToRequired,
+      jsonObjectToJsonSchema,
+      structuredOutputReasoningOff,
+      effortToTemplateKwargs(),
+      maxCompletionTokensToMaxTokens,
+      ...closingRewrites,
+    ],
+    bearerCall,
+  ),
+  readEvent: (event, ctx) => {
+    const parts = readOpenAIEvent(event, ctx);
+    return ctx.structuredOutput ? reasoningAsContent(parts) : parts;
+  },
+  readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
+  planRetry: planOptionalFieldRetry,
+};

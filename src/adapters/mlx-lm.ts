@@ -1,0 +1,51 @@
+/**
+ * mlx-lm (R§2.2, §2.4, §2.5, §2.6, §3.1, §3.4): takes text only (an image is its 404), so svir
+ * refuses images first; reads no `tool_choice`, so `none` sends no tools and a named function
+ * offers only that tool; reads no `reasoning_effort`, so the effort goes to the template as
+ * `chat_template_kwargs` (`enable_thinking` unless configured); reads no `response_format`,
+ * which the changes header says. Its role on every delta, keepalive comments and usage chunk of
+ * `object: "chat.completion"` are read by the decoder and the generic reader.
+ */
+import type { Adapter } from './adapter.js';
+import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readOpenAIEvent } from '../normalize/read-openai-event.js';
+import { bearerCall } from './request/bearer-call.js';
+import { closingRewrites } from './request/closing-rewrites.js';
+import { commonRewrites } from './request/common-rewrites.js';
+import { dropUnreadToolChoice } from './request/drop-unread-tool-choice.js';
+import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
+import { inlineTextFiles } from './request/inline-text-files.js';
+import { makeToUpstream } from './request/make-to-upstream.js';
+import { maxCompletionTokensToMaxTokens } from './request/max-completion-tokens-to-max-tokens.js';
+import { namedToolChoiceOffersOnly } from './request/named-tool-choice-offers-only.js';
+import { noteUnconstrainedOutput } from './request/note-unconstrained-output.js';
+import { rejectImagesUnless } from './request/reject-images-unless.js';
+import { toolChoiceNoneDropsTools } from './request/tool-choice-none-drops-tools.js';
+import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
+
+export const mlxLmAdapter: Adapter = {
+  type: 'mlx-lm',
+  toUpstream: makeToUpstream(
+    [
+      ...commonRewrites({
+        reasoningKey: 'reasoning',
+        contentChecks: [
+          inlineTextFiles,
+          // Only `vision: true` in the config (a newer mlx-lm) lets an image through.
+          rejectImagesUnless((backend) => backend.config.vision === true, 'mlx-lm takes text only'),
+        ],
+      }),
+      toolChoiceNoneDropsTools,
+      namedToolChoiceOffersOnly,
+      dropUnreadToolChoice('mlx-lm'),
+      noteUnconstrainedOutput('mlx-lm'),
+      effortToTemplateKwargs('enable_thinking'),
+      maxCompletionTokensToMaxTokens,
+      ...closingRewrites,
+    ],
+    bearerCall,
+  ),
+  readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
+  readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
+  planRetry: planOptionalFieldRetry,
+};

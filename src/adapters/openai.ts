@@ -1,0 +1,33 @@
+/**
+ * `openai`: any OpenAI-compatible server. The request goes as the client sent it, with only the
+ * rewrites every backend gets (DESIGN §5 "all") and the JSON note OpenAI needs for
+ * `json_object`; the stream is read as the protocol describes it and cleaned by the normalizer.
+ */
+import type { Adapter } from './adapter.js';
+import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readOpenAIEvent } from '../normalize/read-openai-event.js';
+import { closingRewrites } from './request/closing-rewrites.js';
+import { commonRewrites } from './request/common-rewrites.js';
+import { bearerCall } from './request/bearer-call.js';
+import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
+import { ensureJsonWord } from './request/ensure-json-word.js';
+import { makeToUpstream } from './request/make-to-upstream.js';
+import { firstRetryPlan } from './retry/first-retry-plan.js';
+import { planMaxTokensRetry } from './retry/plan-max-tokens-retry.js';
+import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
+
+export const openaiAdapter: Adapter = {
+  type: 'openai',
+  toUpstream: makeToUpstream(
+    [
+      ...commonRewrites({ reasoningKey: 'reasoning_content' }),
+      effortToTemplateKwargs(),
+      ensureJsonWord,
+      ...closingRewrites,
+    ],
+    bearerCall,
+  ),
+  readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
+  readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
+  planRetry: firstRetryPlan([planOptionalFieldRetry, planMaxTokensRetry]),
+};

@@ -1,0 +1,32 @@
+/**
+ * What every adapter does to a request (DESIGN §5 "all"), in the order it must happen: the
+ * content first (files to text, images laid out, text-only arrays to strings), then reasoning
+ * sent back under the backend's key, then `tool_choice` without tools dropped. Adapters put
+ * their own rewrites between these and `closingRewrites`.
+ */
+import type { RequestRewrite } from './request-draft.js';
+import { dropNullFields } from './drop-null-fields.js';
+import { dropOrphanToolChoice } from './drop-orphan-tool-choice.js';
+import { flattenTextOnlyContent } from './flatten-text-only-content.js';
+import { layoutImageContent } from './layout-image-content.js';
+import { sendBackReasoning, type ReasoningKey } from './send-back-reasoning.js';
+
+export interface CommonRewriteOptions {
+  /** The key the backend reads reasoning under on assistant turns; null: it takes none. */
+  reasoningKey: ReasoningKey | null;
+  /** Why reasoning is not sent, when `reasoningKey` is null. */
+  noReasoningWhy?: string;
+  /** Rewrites that must see the content before it is laid out (files inlined, images refused). */
+  contentChecks?: readonly RequestRewrite[];
+}
+
+export function commonRewrites(options: CommonRewriteOptions): RequestRewrite[] {
+  return [
+    dropNullFields,
+    ...(options.contentChecks ?? []),
+    layoutImageContent,
+    flattenTextOnlyContent,
+    sendBackReasoning(options.reasoningKey, options.noReasoningWhy),
+    dropOrphanToolChoice,
+  ];
+}

@@ -1,0 +1,19 @@
+/**
+ * `tool_choice` without `tools` is dropped everywhere (Azure was reported to reject it with 400,
+ * R§2.4), and so is an empty `tools` list, which says the same as none.
+ */
+import type { RequestRewrite } from './request-draft.js';
+
+export const dropOrphanToolChoice: RequestRewrite = (draft) => {
+  const body = { ...draft.body };
+  const changes = [...draft.changes];
+  if (Array.isArray(body.tools) && body.tools.length === 0) {
+    delete body.tools;
+    changes.push('empty tools dropped');
+  }
+  if (body.tools == null && body.tool_choice != null) {
+    delete body.tool_choice;
+    changes.push('tool_choice dropped: no tools');
+  }
+  return changes.length === draft.changes.length ? draft : { body, changes };
+};

@@ -1,0 +1,31 @@
+/**
+ * `reasoning_effort` → `chat_template_kwargs` for a template that reads another variable:
+ * mlx-lm hands the template only `chat_template_kwargs` (Qwen3.8's reads `enable_thinking`),
+ * and llama.cpp's template for Muse Glimmer reads `reasoning_strength` (R§2.5). The key is the
+ * backend's `effortTemplateKey`, else the adapter's default. `enable_thinking` is a switch
+ * (`none` → false, any effort → true); any other key gets the effort itself. The top-level
+ * field is not sent, since that server does nothing with it.
+ */
+import { z } from 'zod';
+import type { RequestRewrite } from './request-draft.js';
+
+const kwargsSchema = z.record(z.string(), z.unknown());
+
+export function effortToTemplateKwargs(defaultKey?: string): RequestRewrite {
+  return (draft, backend) => {
+    const key = backend.config.effortTemplateKey ?? defaultKey;
+    const effort = draft.body.reasoning_effort;
+    if (key === undefined || effort == null) return draft;
+    const value = key === 'enable_thinking' ? effort !== 'none' : effort;
+    const existing = kwargsSchema.safeParse(draft.body.chat_template_kwargs);
+    const body = {
+      ...draft.body,
+      chat_template_kwargs: { ...(existing.success ? existing.data : {}), [key]: value },
+    };
+    delete body.reasoning_effort;
+    return {
+      body,
+      changes: [...draft.changes, `reasoning_effort "${effort}" sent as chat_template_kwargs.${key}=${JSON.stringify(value)}`],
+    };
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * Text-only array content → one string. Not every server accepts the array form (R§2.2), so
+ * the array is kept only where an image needs it. Parts are joined with a newline, as vLLM's
+ * own template code joins them.
+ */
+import type { RequestRewrite } from './request-draft.js';
+import { contentArraySchema, textPartSchema } from './content-part.js';
+
+function textOnly(content: unknown): string | undefined {
+  const parts = contentArraySchema.safeParse(content);
+  if (!parts.success) return undefined;
+  const texts: string[] = [];
+  for (const part of parts.data) {
+    const text = textPartSchema.safeParse(part);
+    if (!text.success) return undefined;
+    texts.push(text.data.text);
+  }
+  return texts.join('\n');
+}
+
+export const flattenTextOnlyContent: RequestRewrite = (draft) => {
+  let changed = false;
+  const messages = draft.body.messages.map((message) => {
+    const text = textOnly(message.content);
+    if (text === undefined) return message;
+    changed = true;
+    return { ...message, content: text };
+  });
+  if (!changed) return draft;
+  return {
+    body: { ...draft.body, messages },
+    changes: [...draft.changes, 'text-only array content sent as a string'],
+  };
+};

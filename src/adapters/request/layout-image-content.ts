@@ -1,0 +1,48 @@
+/**
+ * A message with images goes as one text part first, then the images as `image_url` objects,
+ * and no empty text part (R§2.2, P12): some templates place the text by the first part only,
+ * and an empty text part is a turn of nothing. Parts of other types keep their order after the
+ * images.
+ */
+import type { RequestRewrite } from './request-draft.js';
+import { contentArraySchema, imagePartSchema, textPartSchema } from './content-part.js';
+
+function layout(content: unknown): unknown[] | undefined {
+  const parts = contentArraySchema.safeParse(content);
+  if (!parts.success) return undefined;
+  const texts: string[] = [];
+  const images: unknown[] = [];
+  const others: unknown[] = [];
+  for (const part of parts.data) {
+    const text = textPartSchema.safeParse(part);
+    if (text.success) {
+      if (text.data.text.length > 0) texts.push(text.data.text);
+      continue;
+    }
+    const image = imagePartSchema.safeParse(part);
+    if (image.success) {
+      const imageUrl = image.data.image_url;
+      images.push({ type: 'image_url', image_url: typeof imageUrl === 'string' ? { url: imageUrl } : imageUrl });
+      continue;
+    }
+    others.push(part);
+  }
+  if (images.length === 0) return undefined;
+  const text = texts.join('\n');
+  return [...(text.length > 0 ? [{ type: 'text', text }] : []), ...images, ...others];
+}
+
+export const layoutImageContent: RequestRewrite = (draft) => {
+  let changed = false;
+  const messages = draft.body.messages.map((message) => {
+    const laidOut = layout(message.content);
+    if (laidOut === undefined || JSON.stringify(laidOut) === JSON.stringify(message.content)) return message;
+    changed = true;
+    return { ...message, content: laidOut };
+  });
+  if (!changed) return draft;
+  return {
+    body: { ...draft.body, messages },
+    changes: [...draft.changes, 'image content laid out as one text part then the images'],
+  };
+};

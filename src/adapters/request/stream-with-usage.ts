@@ -1,0 +1,11 @@
+/**
+ * Upstream is always a stream with usage (DESIGN §1): `stream: false` is folded by svir, and
+ * the usage chunk is forwarded only when the client asked for it. Not a change of meaning, so
+ * not listed in the changes header.
+ */
+import type { RequestRewrite } from './request-draft.js';
+
+export const streamWithUsage: RequestRewrite = (draft) => ({
+  body: { ...draft.body, stream: true, stream_options: { ...(draft.body.stream_options ?? {}), include_usage: true } },
+  changes: draft.changes,
+});

@@ -1,0 +1,35 @@
+/**
+ * vLLM (R§2.4, §2.5, §3.2, §3.3, §4): reads `reasoning` on assistant turns; hands
+ * `reasoning_effort` to the template, which may refuse a value it does not name, so the 400 is
+ * retried once with the nearest supported value. Its `prompt_token_ids`, `prompt_text` and
+ * `token_ids` are left unread; a named call it finishes with `stop` is `tool_calls` by the
+ * normalizer's rule; without a reasoning parser its reasoning arrives as content behind a
+ * `</think>` (config `reasoningTags: open`).
+ */
+import type { Adapter } from './adapter.js';
+import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readOpenAIEvent } from '../normalize/read-openai-event.js';
+import { bearerCall } from './request/bearer-call.js';
+import { closingRewrites } from './request/closing-rewrites.js';
+import { commonRewrites } from './request/common-rewrites.js';
+import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
+import { inlineTextFiles } from './request/inline-text-files.js';
+import { makeToUpstream } from './request/make-to-upstream.js';
+import { firstRetryPlan } from './retry/first-retry-plan.js';
+import { planEffortRetry } from './retry/plan-effort-retry.js';
+import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
+
+export const vllmAdapter: Adapter = {
+  type: 'vllm',
+  toUpstream: makeToUpstream(
+    [
+      ...commonRewrites({ reasoningKey: 'reasoning', contentChecks: [inlineTextFiles] }),
+      effortToTemplateKwargs(),
+      ...closingRewrites,
+    ],
+    bearerCall,
+  ),
+  readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
+  readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
+  planRetry: firstRetryPlan([planEffortRetry, planOptionalFieldRetry]),
+};

@@ -1,0 +1,37 @@
+/**
+ * A server's raw finish reason → one of the four the clean dialect allows (DESIGN.md §2).
+ * Servers outside OpenAI use their own words (`eos`, `max_tokens`, `abort`, ...); each is read
+ * for what it means to a client: the answer ended, was cut short, called tools, or was blocked.
+ */
+import type { FinishReason } from './clean-chunk.js';
+
+const KNOWN: ReadonlyMap<string, FinishReason> = new Map<string, FinishReason>([
+  ['stop', 'stop'],
+  ['eos', 'stop'],
+  ['eos_token', 'stop'],
+  ['end_turn', 'stop'],
+  ['stop_sequence', 'stop'],
+  ['end', 'stop'],
+  ['length', 'length'],
+  ['max_tokens', 'length'],
+  ['max_length', 'length'],
+  ['model_length', 'length'],
+  ['max_output_tokens', 'length'],
+  ['context_length', 'length'],
+  ['tool_calls', 'tool_calls'],
+  ['tool_call', 'tool_calls'],
+  ['tool_use', 'tool_calls'],
+  ['function_call', 'tool_calls'],
+  ['content_filter', 'content_filter'],
+  ['safety', 'content_filter'],
+  ['blocked', 'content_filter'],
+  ['recitation', 'content_filter'],
+]);
+
+/**
+ * Unknown reasons (vLLM's `abort`, a server's private word) end the answer without saying it
+ * was cut or blocked, which is what `stop` tells a client.
+ */
+export function mapFinishReason(raw: string): FinishReason {
+  return KNOWN.get(raw.trim().toLowerCase()) ?? 'stop';
+}

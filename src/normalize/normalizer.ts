@@ -1,0 +1,263 @@
+/**
+ * The per-stream normalizer: neutral parts (what an adapter read out of each upstream event) →
+ * clean chunks, by every rule of DESIGN.md §2. Pure and stateful: one instance per stream, ids
+ * and clock injected. It runs on every chunk, so it is a class with the sinks of its helpers as
+ * methods (no closures per chunk) and merges text of one kind within one event.
+ */
+import type { StreamContext } from '../adapters/adapter.js';
+import { SvirError } from '../errors.js';
+import type { CleanChunk, CleanDelta, CleanToolCallDelta, FinishReason } from './clean-chunk.js';
+import { mapFinishReason } from './map-finish-reason.js';
+import type { Part, Usage } from './parts.js';
+import { readLogprobLists } from './read-logprob-lists.js';
+import { ThinkTagSplitter, type ThinkTagSink } from './think-tag-splitter.js';
+import { ToolCallAssembler, wholeToolNames, type ToolCallSink } from './tool-call-assembler.js';
+
+export interface NormalizerDeps {
+  /** A fresh id: `completion` for the stream when the upstream gave none, `call` for a tool call. */
+  makeId(kind: 'completion' | 'call'): string;
+  /** Milliseconds since the epoch (like Date.now); `created` is this in seconds. */
+  now(): number;
+}
+
+export interface NormalizerStep {
+  /** To send now, in order. */
+  chunks: CleanChunk[];
+  /** The stream failed: send this (HTTP error if nothing was sent yet, else an error event). */
+  error?: SvirError;
+  /** The stream is complete: `chunks` end with the finish (and usage) chunk; send `[DONE]`. */
+  done: boolean;
+}
+
+export interface Normalizer {
+  /** Parts of one upstream event. */
+  push(parts: readonly Part[]): NormalizerStep;
+  /** The upstream body ended. Without a `done` part first, that is an error: the stream was cut. */
+  end(): NormalizerStep;
+}
+
+export function createNormalizer(ctx: StreamContext, deps: NormalizerDeps): Normalizer {
+  return new StreamNormalizer(ctx, deps);
+}
+
+const enum TextKind {
+  None,
+  Answer,
+  Reasoning,
+  Refusal,
+}
+
+const enum State {
+  Open,
+  Done,
+  Failed,
+}
+
+class StreamNormalizer implements ThinkTagSink, ToolCallSink {
+  private readonly ctx: StreamContext;
+  private readonly deps: NormalizerDeps;
+  private readonly splitter: ThinkTagSplitter | undefined;
+  private readonly tools: ToolCallAssembler;
+
+  private state = State.Open;
+  private id: string | undefined;
+  private created: number | undefined;
+  /** Whether a chunk went out (the first carries `role`, and id and created are fixed by then). */
+  private started = false;
+
+  /** Text of one kind gathered within the current event, sent as one delta. */
+  private textKind = TextKind.None;
+  private text = '';
+  private logprobs: unknown = undefined;
+
+  /** A finish that ended the answer early: `content_filter` outranks `length`. */
+  private cut: 'length' | 'content_filter' | undefined;
+  private usage: Usage | undefined;
+
+  /** The step being built. */
+  private out: CleanChunk[] = [];
+
+  constructor(ctx: StreamContext, deps: NormalizerDeps) {
+    this.ctx = ctx;
+    this.deps = deps;
+    this.splitter = ctx.reasoningTags === 'off' ? undefined : new ThinkTagSplitter(ctx.reasoningTags);
+    this.tools = new ToolCallAssembler(wholeToolNames(ctx.toolNames), () => deps.makeId('call'));
+  }
+
+  push(parts: readonly Part[]): NormalizerStep {
+    if (this.state !== State.Open) return { chunks: [], done: this.state === State.Done };
+    this.out = [];
+    for (const part of parts) {
+      switch (part.kind) {
+        case 'meta':
+          if (!this.started) {
+            if (this.id === undefined && part.id !== undefined && part.id.length > 0) this.id = part.id;
+            if (this.created === undefined && part.created !== undefined && part.created > 0) this.created = part.created;
+          }
+          break;
+        case 'content':
+          if (part.text.length === 0) break;
+          if (this.splitter === undefined) this.onAnswerText(part.text);
+          else this.splitter.push(part.text, this);
+          break;
+        case 'reasoning':
+          this.onReasoningText(part.text);
+          break;
+        case 'refusal':
+          this.addText(TextKind.Refusal, part.text);
+          break;
+        case 'tool':
+          this.tools.add(part);
+          break;
+        case 'logprobs':
+          if (this.ctx.logprobs && part.value !== null && part.value !== undefined) {
+            this.logprobs = this.logprobs === undefined ? part.value : mergeLogprobs(this.logprobs, part.value);
+          }
+          break;
+        case 'finish':
+          this.onFinish(mapFinishReason(part.reason));
+          break;
+        case 'filtered':
+          this.cut = 'content_filter';
+          break;
+        case 'usage':
+          this.usage = part.usage;
+          break;
+        case 'error':
+          return this.fail(part.error);
+        case 'done':
+          return this.complete();
+      }
+    }
+    this.flushText();
+    this.tools.drain(this);
+    return { chunks: this.out, done: false };
+  }
+
+  end(): NormalizerStep {
+    if (this.state !== State.Open) return { chunks: [], done: this.state === State.Done };
+    return this.fail(
+      new SvirError('upstream_error', {
+        source: 'upstream',
+        backend: this.ctx.backend,
+        message: `The backend "${this.ctx.backend}" ended the stream before it was complete (no [DONE]); the answer is partial.`,
+      }),
+    );
+  }
+
+  onAnswerText(text: string): void {
+    this.addText(TextKind.Answer, text);
+  }
+
+  onReasoningText(text: string): void {
+    this.addText(TextKind.Reasoning, text);
+  }
+
+  onToolCall(piece: CleanToolCallDelta): void {
+    this.flushText();
+    this.emit(this.delta('tool_calls', [piece]));
+  }
+
+  private addText(kind: TextKind, text: string): void {
+    if (text.length === 0) return;
+    if (this.textKind === kind) {
+      this.text += text;
+      return;
+    }
+    this.flushText();
+    this.textKind = kind;
+    this.text = text;
+  }
+
+  private flushText(): void {
+    const kind = this.textKind;
+    if (kind === TextKind.None) return;
+    const text = this.text;
+    this.textKind = TextKind.None;
+    this.text = '';
+    if (kind === TextKind.Answer) this.emit(this.delta('content', text));
+    else if (kind === TextKind.Reasoning) this.emit(this.delta(this.ctx.reasoningField, text));
+    else this.emit(this.delta('refusal', text));
+  }
+
+  /** A one-payload delta; the stream's first also says who speaks. */
+  private delta(key: string, value: unknown): CleanDelta {
+    const delta: CleanDelta = this.started ? {} : { role: 'assistant' };
+    delta[key] = value;
+    return delta;
+  }
+
+  private emit(delta: CleanDelta, finishReason: FinishReason | null = null): void {
+    if (!this.started) this.begin();
+    const logprobs = this.logprobs;
+    this.logprobs = undefined;
+    this.out.push({
+      id: this.id ?? '',
+      object: 'chat.completion.chunk',
+      created: this.created ?? 0,
+      model: this.ctx.model,
+      choices: [
+        logprobs === undefined
+          ? { index: 0, delta, finish_reason: finishReason }
+          : { index: 0, delta, logprobs, finish_reason: finishReason },
+      ],
+    });
+  }
+
+  /** First chunk: id and created are fixed from here on, the upstream's or svir's own. */
+  private begin(): void {
+    this.started = true;
+    this.id ??= this.deps.makeId('completion');
+    this.created ??= Math.floor(this.deps.now() / 1000);
+  }
+
+  private onFinish(reason: FinishReason): void {
+    if (reason === 'content_filter') this.cut = 'content_filter';
+    else if (reason === 'length' && this.cut === undefined) this.cut = 'length';
+  }
+
+  /** `[DONE]`: what was held goes out, then the one finish chunk, then usage if asked. */
+  private complete(): NormalizerStep {
+    this.state = State.Done;
+    this.splitter?.end(this);
+    this.flushText();
+    this.tools.finish(this);
+    // An answer with nothing in it still opens with the role, in its own chunk.
+    if (!this.started) this.emit({ role: 'assistant' });
+    this.emit({}, this.cut ?? (this.tools.sentCount > 0 ? 'tool_calls' : 'stop'));
+    if (this.ctx.includeUsage && this.usage !== undefined) {
+      this.out.push({
+        id: this.id ?? '',
+        object: 'chat.completion.chunk',
+        created: this.created ?? 0,
+        model: this.ctx.model,
+        choices: [],
+        usage: this.usage,
+      });
+    }
+    return { chunks: this.out, done: true };
+  }
+
+  private fail(error: SvirError): NormalizerStep {
+    this.state = State.Failed;
+    this.out = [];
+    return { chunks: [], error, done: false };
+  }
+}
+
+/**
+ * Logprobs of an event whose text went out later (held by a marker or a tool call) join the
+ * next chunk's. OpenAI's shape concatenates; another shape cannot be joined and the later wins.
+ */
+function mergeLogprobs(earlier: unknown, later: unknown): unknown {
+  const a = readLogprobLists(earlier);
+  const b = readLogprobLists(later);
+  if (a === undefined || b === undefined) return later;
+  return { content: joinLists(a.content, b.content), refusal: joinLists(a.refusal, b.refusal) };
+}
+
+function joinLists(a: unknown[] | null, b: unknown[] | null): unknown[] | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return [...a, ...b];
+}

@@ -1,0 +1,135 @@
+/**
+ * The generic reader of OpenAI-shaped stream events (reference §3): one SSE event → neutral
+ * parts. Every adapter wraps it and handles only its server's quirks around it. zod reads only
+ * the fields svir uses; unknown keys and keys set to null are passed over.
+ */
+import { z } from 'zod';
+import type { StreamContext } from '../adapters/adapter.js';
+import { SvirError } from '../errors.js';
+import { mapUpstreamError } from './map-upstream-error.js';
+import type { Part, SseEvent } from './parts.js';
+import { readUsage } from './read-usage.js';
+
+const toolPieceSchema = z.object({
+  index: z.number().int().nonnegative().nullish(),
+  id: z.string().nullish(),
+  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+});
+
+const choiceSchema = z.object({
+  delta: z
+    .object({
+      content: z.string().nullish(),
+      reasoning_content: z.string().nullish(),
+      reasoning: z.string().nullish(),
+      refusal: z.string().nullish(),
+      tool_calls: z.array(toolPieceSchema).nullish(),
+    })
+    .nullish(),
+  logprobs: z.unknown().optional(),
+  finish_reason: z.string().nullish(),
+});
+
+/** Only the index, to pick the first choice before reading it whole. */
+const choiceIndexSchema = z.object({ index: z.unknown().optional() });
+
+const chunkSchema = z.object({
+  // Identity is a nicety: a server writing it oddly should not fail the stream.
+  id: z.string().nullish().catch(undefined),
+  created: z.number().nullish().catch(undefined),
+  choices: z.array(z.unknown()).nullish(),
+  usage: z.unknown().optional(),
+  error: z.unknown().optional(),
+});
+
+export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
+  if (event.event === 'error') return [{ kind: 'error', error: streamError(event.data, ctx) }];
+  const data = event.data.trim();
+  // An event without data carries no chunk (some servers send one to keep the line open).
+  if (data.length === 0) return [];
+  if (data === '[DONE]') return [{ kind: 'done' }];
+
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return [unreadable(ctx, 'a chunk that is not JSON')];
+  }
+  const chunk = chunkSchema.safeParse(json);
+  if (!chunk.success) return [unreadable(ctx, 'a chunk that is not a JSON object of the chunk shape')];
+  const { id, created, choices, usage, error } = chunk.data;
+  if (error !== undefined && error !== null) return [{ kind: 'error', error: streamError(data, ctx) }];
+
+  const parts: Part[] = [];
+  // Empty strings and 0 are how some servers (Azure's prompt-filter chunk) say "no identity".
+  const upstreamId = id !== undefined && id !== null && id.length > 0 ? id : undefined;
+  const upstreamCreated = created !== undefined && created !== null && created > 0 ? created : undefined;
+  if (upstreamId !== undefined || upstreamCreated !== undefined) {
+    const meta: Part & { kind: 'meta' } = { kind: 'meta' };
+    if (upstreamId !== undefined) meta.id = upstreamId;
+    if (upstreamCreated !== undefined) meta.created = upstreamCreated;
+    parts.push(meta);
+  }
+
+  const raw = choices === undefined || choices === null ? undefined : firstChoice(choices);
+  if (raw !== undefined) {
+    const choice = choiceSchema.safeParse(raw);
+    if (!choice.success) return [unreadable(ctx, 'a choice of an unexpected shape')];
+    const { delta, logprobs, finish_reason } = choice.data;
+    if (delta !== undefined && delta !== null) {
+      const { reasoning_content, reasoning } = delta;
+      // mlx-vlm sends every piece of reasoning twice, under both keys: one text, not two.
+      if (reasoning_content) parts.push({ kind: 'reasoning', text: reasoning_content });
+      if (reasoning && reasoning !== reasoning_content) parts.push({ kind: 'reasoning', text: reasoning });
+      if (delta.content) parts.push({ kind: 'content', text: delta.content });
+      if (delta.refusal) parts.push({ kind: 'refusal', text: delta.refusal });
+      if (delta.tool_calls) {
+        for (const piece of delta.tool_calls) parts.push(toolPart(piece));
+      }
+    }
+    if (logprobs !== undefined && logprobs !== null) parts.push({ kind: 'logprobs', value: logprobs });
+    if (finish_reason) parts.push({ kind: 'finish', reason: finish_reason });
+  }
+
+  const read = readUsage(usage);
+  if (read !== undefined) parts.push({ kind: 'usage', usage: read });
+  return parts;
+}
+
+/** The choice with index 0 (or none given); other choices are not part of an `n: 1` answer. */
+function firstChoice(choices: unknown[]): unknown {
+  for (const choice of choices) {
+    const read = choiceIndexSchema.safeParse(choice);
+    if (!read.success) continue;
+    const index = read.data.index;
+    if (index === 0 || index === undefined || index === null) return choice;
+  }
+  return undefined;
+}
+
+function toolPart(piece: z.infer<typeof toolPieceSchema>): Part {
+  // A piece without an index belongs to the first call: servers that omit it send one call.
+  const part: Part & { kind: 'tool' } = { kind: 'tool', index: piece.index ?? 0 };
+  if (piece.id) part.id = piece.id;
+  const fn = piece.function;
+  if (fn) {
+    if (fn.name) part.name = fn.name;
+    if (typeof fn.arguments === 'string') part.arguments = fn.arguments;
+  }
+  return part;
+}
+
+function streamError(body: string, ctx: StreamContext): SvirError {
+  return mapUpstreamError({ status: 200, body, backend: ctx.backend, channel: 'stream' });
+}
+
+function unreadable(ctx: StreamContext, what: string): Part {
+  return {
+    kind: 'error',
+    error: new SvirError('upstream_error', {
+      source: 'upstream',
+      backend: ctx.backend,
+      message: `backend "${ctx.backend}" sent an unreadable chunk: ${what}.`,
+    }),
+  };
+}

@@ -11,7 +11,7 @@ export function parseDataUrl(url: string): DataUrl | undefined {
   const data = match[2] ?? '';
   const base64 = meta.slice(1).some((piece) => piece.toLowerCase() === 'base64');
   const mediaType = (meta[0] ?? '').toLowerCase() || 'text/plain';
-  if (base64) return { mediaType, bytes: Buffer.from(data, 'base64') };
+  if (base64) return { mediaType, bytes: new Uint8Array(Buffer.from(data, 'base64')) };
   try {
     return { mediaType, bytes: new TextEncoder().encode(decodeURIComponent(data)) };
   } catch {

@@ -1,0 +1,137 @@
+/**
+ * svir's Prometheus metrics. Each server instance owns its own registry (never prom-client's
+ * global one), so that two servers in one process, as in the tests, count apart.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface QueueSnapshotRow {
+  backend: string;
+  active: number;
+  queued: number;
+}
+
+export interface SvirMetrics {
+  readonly registry: Registry;
+  /** Every answered request: `status` is the HTTP status sent, `finish_reason` how the answer ended. */
+  readonly requests: Counter<'backend' | 'model' | 'status' | 'finish_reason'>;
+  /** From the upstream request being sent to the first visible token. */
+  readonly timeToFirstToken: Histogram<'backend' | 'model'>;
+  /** Tokens per second from the first visible token to the last (measure-speed.ts). */
+  readonly generationSpeed: Histogram<'backend' | 'model'>;
+  readonly upstreamErrors: Counter<'backend' | 'code'>;
+  readonly queueWait: Histogram<'backend'>;
+  /** Upstream streams open right now. */
+  readonly inFlightStreams: Gauge<'backend'>;
+  /** Time spent in svir itself per request (overhead-stopwatch.ts). */
+  readonly overhead: Histogram<'backend'>;
+  /** 1 when the backend's last contact succeeded, 0 when it failed. */
+  readonly backendUp: Gauge<'backend'>;
+  /** Where queue lengths are read at scrape time (the server's BackendQueues). */
+  watchQueues(source: () => readonly QueueSnapshotRow[]): void;
+  /** The text a scraper reads, and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+export interface CreateMetricsOptions {
+  /** Also export Node's process metrics (CPU, memory, event loop lag). Off in tests. */
+  processMetrics?: boolean;
+}
+
+export function createMetrics(options: CreateMetricsOptions = {}): SvirMetrics {
+  const registry = new Registry();
+  if (options.processMetrics === true) collectDefaultMetrics({ register: registry, prefix: 'svir_process_' });
+
+  let queueSource: () => readonly QueueSnapshotRow[] = () => [];
+
+  const requests = new Counter({
+    name: 'svir_requests_total',
+    help: 'Requests answered, by backend, model, HTTP status and finish reason (error: failed inside the stream; aborted: the client left; none: no answer was generated).',
+    labelNames: ['backend', 'model', 'status', 'finish_reason'] as const,
+    registers: [registry],
+  });
+  const timeToFirstToken = new Histogram({
+    name: 'svir_time_to_first_token_seconds',
+    help: 'From sending the request upstream to the first visible token (reasoning, text, tool call or refusal).',
+    labelNames: ['backend', 'model'] as const,
+    // Prompt processing on a workstation runs from milliseconds to minutes.
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600],
+    registers: [registry],
+  });
+  const generationSpeed = new Histogram({
+    name: 'svir_generation_tokens_per_second',
+    help: 'Generation speed from the first visible token to the last; absent for one token or a window under 50 ms.',
+    labelNames: ['backend', 'model'] as const,
+    buckets: [1, 2, 5, 10, 15, 20, 30, 40, 50, 75, 100, 150, 200, 300, 500],
+    registers: [registry],
+  });
+  const upstreamErrors = new Counter({
+    name: 'svir_upstream_errors_total',
+    help: 'Failures of a backend (before or inside the stream), by svir error code.',
+    labelNames: ['backend', 'code'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'svir_queue_length',
+    help: 'Requests waiting for a slot of the backend (maxConcurrent).',
+    labelNames: ['backend'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const row of queueSource()) this.set({ backend: row.backend }, row.queued);
+    },
+  });
+  new Gauge({
+    name: 'svir_queue_active',
+    help: 'Requests holding one of the backend slots.',
+    labelNames: ['backend'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const row of queueSource()) this.set({ backend: row.backend }, row.active);
+    },
+  });
+  const queueWait = new Histogram({
+    name: 'svir_queue_wait_seconds',
+    help: 'How long admitted requests waited for a slot.',
+    labelNames: ['backend'] as const,
+    buckets: [0.001, 0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
+    registers: [registry],
+  });
+  const inFlightStreams = new Gauge({
+    name: 'svir_in_flight_streams',
+    help: 'Upstream streams open right now.',
+    labelNames: ['backend'] as const,
+    registers: [registry],
+  });
+  const overhead = new Histogram({
+    name: 'svir_overhead_seconds',
+    help: 'Time per request spent in svir itself: wall time minus waits on the queue, the upstream and the client (includes event-loop time shared with other requests).',
+    labelNames: ['backend'] as const,
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+  const backendUp = new Gauge({
+    name: 'svir_backend_up',
+    help: '1 when the last contact with the backend succeeded, 0 when it failed.',
+    labelNames: ['backend'] as const,
+    registers: [registry],
+  });
+
+  return {
+    registry,
+    requests,
+    timeToFirstToken,
+    generationSpeed,
+    upstreamErrors,
+    queueWait,
+    inFlightStreams,
+    overhead,
+    backendUp,
+    watchQueues(source) {
+      queueSource = source;
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Generation speed as reference section 3.6 defines it: tokens per second from the first
+ * visible token to the last, so that the wait for the first token (prompt processing, queueing)
+ * does not drag the rate down. Pure: the server feeds each clean chunk with the time it was
+ * produced.
+ *
+ * A token is one clean chunk that carries something visible: answer text, reasoning, a piece of
+ * a tool call, or refusal text. The role-only first chunk, the empty finish chunk and the usage
+ * chunk carry nothing; a chunk whose text was only a `<think>` marker produced nothing visible
+ * and does not count (the normalizer removes markers, but a backend with `reasoningTags: off`
+ * leaves them in the text).
+ *
+ * N tokens seen at t1..tN span N - 1 generation steps (the first token's own time is latency,
+ * already counted by time to first token), so the rate is (N - 1) / (tN - t1). With one token,
+ * or a window shorter than MIN_SPEED_WINDOW_MS, there is no honest rate and none is given.
+ */
+import type { CleanChunk } from '../normalize/clean-chunk.js';
+
+/** Below this window the clock's resolution and chunk batching dominate the measurement. */
+export const MIN_SPEED_WINDOW_MS = 50;
+
+export interface SpeedResult {
+  /** Visible tokens seen. */
+  tokens: number;
+  /** Time of the first and the last visible token, when there was one. */
+  firstAtMs: number | undefined;
+  lastAtMs: number | undefined;
+  /** Tokens per second, or undefined when there is no honest rate. */
+  tokensPerSecond: number | undefined;
+}
+
+export interface SpeedMeter {
+  /** Feeds one clean chunk; returns whether it counted as a visible token. */
+  observe(chunk: CleanChunk, atMs: number): boolean;
+  result(): SpeedResult;
+}
+
+const THINK_MARKER = /<\/?think>/g;
+
+function visibleText(value: unknown): boolean {
+  return typeof value === 'string' && value.replace(THINK_MARKER, '').length > 0;
+}
+
+/** Whether a clean chunk carried anything a reader would see. */
+export function isVisibleChunk(chunk: CleanChunk): boolean {
+  const choice = chunk.choices[0];
+  if (choice === undefined) return false;
+  for (const [key, value] of Object.entries(choice.delta)) {
+    if (key === 'role') continue;
+    if (key === 'tool_calls') {
+      if (Array.isArray(value) && value.length > 0) return true;
+      continue;
+    }
+    // content, refusal and the reasoning key (whatever `reasoning.field` names it)
+    if (visibleText(value)) return true;
+  }
+  return false;
+}
+
+export function createSpeedMeter(): SpeedMeter {
+  let tokens = 0;
+  let firstAtMs: number | undefined;
+  let lastAtMs: number | undefined;
+
+  return {
+    observe(chunk, atMs) {
+      if (!isVisibleChunk(chunk)) return false;
+      tokens += 1;
+      if (firstAtMs === undefined) firstAtMs = atMs;
+      lastAtMs = atMs;
+      return true;
+    },
+    result() {
+      let tokensPerSecond: number | undefined;
+      if (tokens >= 2 && firstAtMs !== undefined && lastAtMs !== undefined) {
+        const windowMs = lastAtMs - firstAtMs;
+        if (windowMs >= MIN_SPEED_WINDOW_MS) tokensPerSecond = ((tokens - 1) * 1000) / windowMs;
+      }
+      return { tokens, firstAtMs, lastAtMs, tokensPerSecond };
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * What the chat route tells the metrics about one request, in the order things happen. It keeps
+ * the per-request state (labels, the speed meter, the overhead stopwatch, whether a stream is
+ * open) so that the route makes one call per event and cannot count a request twice.
+ */
+import type { SvirError } from '../errors.js';
+import type { CleanChunk } from '../normalize/clean-chunk.js';
+import type { SvirMetrics } from './create-metrics.js';
+import { createSpeedMeter, type SpeedMeter } from './measure-speed.js';
+import { createOverheadStopwatch, type OverheadStopwatch } from './overhead-stopwatch.js';
+
+/** Label for a request that never reached a backend, or named no known model. */
+export const NO_LABEL = 'none';
+
+export type RecordedFinish = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'aborted' | 'none';
+
+export interface RequestRecorder {
+  readonly stopwatch: OverheadStopwatch;
+  /** The model as the client named it, once svir knows it (unknown names would explode the label set). */
+  setModel(model: string): void;
+  /** The backend serving the request; called again on failover. */
+  setBackend(backend: string): void;
+  /** A slot was granted after this wait. */
+  queued(waitedMs: number): void;
+  /** The request was sent upstream: time to first token counts from here. */
+  upstreamSent(): void;
+  /** The upstream answered with a stream (in-flight until finish). */
+  streamOpened(): void;
+  /** The upstream stream of this attempt is over (failover may open another). */
+  streamClosed(): void;
+  /** A clean chunk was produced. */
+  chunk(chunk: CleanChunk): void;
+  /** A backend failed, before or inside the stream. */
+  upstreamError(error: SvirError): void;
+  /** The request is answered; only the first call counts. */
+  finish(outcome: { status: number; finishReason: RecordedFinish }): void;
+}
+
+export function createRequestRecorder(metrics: SvirMetrics, now: () => number, startedAtMs: number = now()): RequestRecorder {
+  const stopwatch = createOverheadStopwatch(now, startedAtMs);
+  let backend = NO_LABEL;
+  let model = NO_LABEL;
+  let sentAtMs: number | undefined;
+  let firstTokenSeen = false;
+  let speed: SpeedMeter = createSpeedMeter();
+  let streamOpen = false;
+  let finished = false;
+
+  function closeStream(): void {
+    if (!streamOpen) return;
+    streamOpen = false;
+    metrics.inFlightStreams.dec({ backend });
+  }
+
+  return {
+    stopwatch,
+    setModel(name) {
+      model = name;
+    },
+    setBackend(name) {
+      closeStream();
+      backend = name;
+    },
+    queued(waitedMs) {
+      metrics.queueWait.observe({ backend }, waitedMs / 1000);
+    },
+    upstreamSent() {
+      // A new attempt (failover) measures its own first token and speed.
+      sentAtMs = now();
+      firstTokenSeen = false;
+      speed = createSpeedMeter();
+    },
+    streamOpened() {
+      if (streamOpen) return;
+      streamOpen = true;
+      metrics.inFlightStreams.inc({ backend });
+    },
+    streamClosed: closeStream,
+    chunk(chunk) {
+      const at = now();
+      const visible = speed.observe(chunk, at);
+      if (visible && !firstTokenSeen) {
+        firstTokenSeen = true;
+        if (sentAtMs !== undefined) metrics.timeToFirstToken.observe({ backend, model }, (at - sentAtMs) / 1000);
+      }
+    },
+    upstreamError(error) {
+      metrics.upstreamErrors.inc({ backend: error.backend ?? backend, code: error.code });
+    },
+    finish({ status, finishReason }) {
+      if (finished) return;
+      finished = true;
+      closeStream();
+      const totals = stopwatch.stop();
+      metrics.requests.inc({ backend, model, status: String(status), finish_reason: finishReason });
+      const rate = speed.result().tokensPerSecond;
+      if (rate !== undefined) metrics.generationSpeed.observe({ backend, model }, rate);
+      metrics.overhead.observe({ backend }, totals.svir / 1000);
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createSpeedMeter, isVisibleChunk, MIN_SPEED_WINDOW_MS } from '../../src/metrics/measure-speed.js';
+import type { CleanChunk, CleanDelta } from '../../src/normalize/clean-chunk.js';
+
+function chunk(delta: CleanDelta, finish: CleanChunk['choices'][number]['finish_reason'] = null): CleanChunk {
+  return { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] };
+}
+const usageChunk: CleanChunk = {
+  id: 'c1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'm',
+  choices: [],
+  usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+};
+
+describe('isVisibleChunk', () => {
+  it('counts text, reasoning under any key, tool call pieces and refusal', () => {
+    expect(isVisibleChunk(chunk({ content: 'Hi' }))).toBe(true);
+    expect(isVisibleChunk(chunk({ content: '\n\n' }))).toBe(true);
+    expect(isVisibleChunk(chunk({ reasoning_content: 'hmm' }))).toBe(true);
+    expect(isVisibleChunk(chunk({ thoughts: 'hmm' }))).toBe(true);
+    expect(isVisibleChunk(chunk({ tool_calls: [{ index: 0, function: { arguments: '{' } }] }))).toBe(true);
+    expect(isVisibleChunk(chunk({ refusal: 'No.' }))).toBe(true);
+  });
+
+  it('does not count the role chunk, the finish chunk, the usage chunk or a bare think marker', () => {
+    expect(isVisibleChunk(chunk({ role: 'assistant' }))).toBe(false);
+    expect(isVisibleChunk(chunk({ role: 'assistant', content: '' }))).toBe(false);
+    expect(isVisibleChunk(chunk({}, 'stop'))).toBe(false);
+    expect(isVisibleChunk(usageChunk)).toBe(false);
+    expect(isVisibleChunk(chunk({ content: '<think>' }))).toBe(false);
+    expect(isVisibleChunk(chunk({ content: '</think>' }))).toBe(false);
+    expect(isVisibleChunk(chunk({ content: '</think>ok' }))).toBe(true);
+  });
+});
+
+describe('createSpeedMeter', () => {
+  it('measures from the first visible token to the last, not from the request', () => {
+    const meter = createSpeedMeter();
+    meter.observe(chunk({ role: 'assistant' }), 0);
+    // 11 tokens, 100 ms apart, starting after a 5 s prompt: 10 steps in 1 s.
+    for (let i = 0; i <= 10; i += 1) meter.observe(chunk({ content: `t${i}` }), 5_000 + i * 100);
+    meter.observe(chunk({}, 'stop'), 6_500);
+    meter.observe(usageChunk, 6_500);
+    expect(meter.result()).toEqual({ tokens: 11, firstAtMs: 5_000, lastAtMs: 6_000, tokensPerSecond: 10 });
+  });
+
+  it('ignores chunks that were only a think marker', () => {
+    const meter = createSpeedMeter();
+    meter.observe(chunk({ content: '<think>' }), 0);
+    meter.observe(chunk({ content: 'a' }), 100);
+    meter.observe(chunk({ content: '</think>' }), 150);
+    meter.observe(chunk({ content: 'b' }), 200);
+    expect(meter.result()).toMatchObject({ tokens: 2, firstAtMs: 100, tokensPerSecond: 10 });
+  });
+
+  it('gives no rate for one token', () => {
+    const meter = createSpeedMeter();
+    meter.observe(chunk({ content: 'only' }), 1_000);
+    expect(meter.result()).toMatchObject({ tokens: 1, tokensPerSecond: undefined });
+  });
+
+  it('gives no rate for a window under 50 ms', () => {
+    const meter = createSpeedMeter();
+    meter.observe(chunk({ content: 'a' }), 0);
+    meter.observe(chunk({ content: 'b' }), MIN_SPEED_WINDOW_MS - 1);
+    expect(meter.result().tokensPerSecond).toBeUndefined();
+    meter.observe(chunk({ content: 'c' }), MIN_SPEED_WINDOW_MS);
+    expect(meter.result().tokensPerSecond).toBe(40);
+  });
+
+  it('gives no rate when nothing visible came', () => {
+    const meter = createSpeedMeter();
+    meter.observe(chunk({ role: 'assistant' }), 0);
+    meter.observe(chunk({}, 'stop'), 500);
+    expect(meter.result()).toEqual({ tokens: 0, firstAtMs: undefined, lastAtMs: undefined, tokensPerSecond: undefined });
+  });
+
+  it('always equals (tokens - 1) / window for evenly spaced tokens', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 500 }), fc.integer({ min: 1, max: 1_000 }), (tokens, gapMs) => {
+        const meter = createSpeedMeter();
+        for (let i = 0; i < tokens; i += 1) meter.observe(chunk({ content: 'x' }), i * gapMs);
+        const window = (tokens - 1) * gapMs;
+        const rate = meter.result().tokensPerSecond;
+        if (window < MIN_SPEED_WINDOW_MS) return rate === undefined;
+        return rate !== undefined && Math.abs(rate - 1000 / gapMs) < 1e-9;
+      }),
+      { seed: 42, numRuns: 200 },
+    );
+  });
+});

@@ -1,0 +1,107 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SvirError } from '../../src/errors.js';
+import { createStreamDeadlines } from '../../src/timeouts/stream-deadlines.js';
+
+const timeouts = { firstTokenMs: 1_000, idleMs: 200 };
+
+describe('createStreamDeadlines', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('aborts with a non-retryable 504 when no first event comes in time', () => {
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 0 });
+    vi.advanceTimersByTime(999);
+    expect(deadlines.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(deadlines.signal.aborted).toBe(true);
+    const reason: unknown = deadlines.signal.reason;
+    expect(reason).toBeInstanceOf(SvirError);
+    expect(reason).toMatchObject({
+      code: 'upstream_timeout',
+      status: 504,
+      backend: 'lms',
+      retryable: false,
+      message: expect.stringContaining('firstTokenMs'),
+    });
+    expect(deadlines.expired).toBe(reason);
+  });
+
+  it('switches to the idle deadline after the first event and restarts it on each event', () => {
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 0 });
+    vi.advanceTimersByTime(900);
+    deadlines.event();
+    expect(deadlines.phase).toBe('idle');
+    // The first-token deadline no longer applies: 150 ms gaps, well past 1 000 ms in total.
+    for (let i = 0; i < 10; i += 1) {
+      vi.advanceTimersByTime(150);
+      deadlines.event();
+    }
+    expect(deadlines.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(200);
+    expect(deadlines.signal.aborted).toBe(true);
+    expect(deadlines.expired?.message).toContain('idleMs');
+    expect(deadlines.expired?.retryable).toBe(false);
+  });
+
+  it('sends keepalives while the first token is awaited, and stops with it', () => {
+    const onKeepalive = vi.fn();
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 300, onKeepalive });
+    vi.advanceTimersByTime(299);
+    expect(onKeepalive).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(onKeepalive).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(300);
+    expect(onKeepalive).toHaveBeenCalledTimes(2);
+    deadlines.event();
+    vi.advanceTimersByTime(150);
+    deadlines.event();
+    vi.advanceTimersByTime(150);
+    deadlines.event();
+    expect(onKeepalive).toHaveBeenCalledTimes(2);
+    deadlines.finish();
+  });
+
+  it('never sends a keepalive with keepaliveMs 0', () => {
+    const onKeepalive = vi.fn();
+    createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 0, onKeepalive });
+    vi.advanceTimersByTime(999);
+    expect(onKeepalive).not.toHaveBeenCalled();
+  });
+
+  it('does not blame the backend while svir waits on its client', () => {
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 0 });
+    deadlines.event();
+    deadlines.pause();
+    vi.advanceTimersByTime(5_000);
+    expect(deadlines.signal.aborted).toBe(false);
+    deadlines.resume();
+    vi.advanceTimersByTime(199);
+    expect(deadlines.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(deadlines.expired?.code).toBe('upstream_timeout');
+  });
+
+  it('clears every timer on finish', () => {
+    const onKeepalive = vi.fn();
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 100, onKeepalive });
+    deadlines.finish();
+    vi.advanceTimersByTime(10_000);
+    expect(deadlines.signal.aborted).toBe(false);
+    expect(onKeepalive).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('follows the client: a parent abort aborts with its reason and stops the deadlines', () => {
+    const client = new AbortController();
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 100, parent: client.signal });
+    const reason = new Error('client left');
+    client.abort(reason);
+    expect(deadlines.signal.reason).toBe(reason);
+    expect(deadlines.expired).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

@@ -114,6 +114,8 @@ export interface FaultUpstreamOptions {
   models?: string[];
   /** Bodies up to this size are kept on the record (default 2 MiB). */
   keepBodyBytes?: number;
+  /** Keep only the latest records (requests and closed sockets); long soak runs set this. */
+  maxRecords?: number;
   /** The script of a request when the queue is empty (default: a short "Hello world!" answer). */
   script?: (request: UpstreamRecord) => Script;
 }
@@ -173,13 +175,20 @@ export async function startFaultUpstream(options: FaultUpstreamOptions = {}): Pr
   const delayTimers = new Set<NodeJS.Timeout>();
   const requestWaiters: Array<(record: UpstreamRecord) => void> = [];
   let shuttingDown = false;
+  let requestCount = 0;
+  let socketCount = 0;
+  const maxRecords = options.maxRecords ?? Number.POSITIVE_INFINITY;
+
+  function trim<T>(records: T[]): void {
+    if (records.length > maxRecords) records.splice(0, records.length - maxRecords);
+  }
 
   const server: Server = createServer({ keepAliveTimeout: 5_000 });
 
   server.on('connection', (socket: Socket) => {
     let resolveClosed: (at: number) => void = () => undefined;
     const record: SocketRecord = {
-      id: sockets.length,
+      id: socketCount++,
       openedAt: performance.now(),
       closedAt: undefined,
       closedByFake: false,
@@ -188,6 +197,7 @@ export async function startFaultUpstream(options: FaultUpstreamOptions = {}): Pr
       }),
     };
     sockets.push(record);
+    trim(sockets);
     liveSockets.set(socket, record);
     // A peer that resets mid-write must not crash the fake: the close is what gets recorded.
     socket.on('error', () => undefined);
@@ -229,7 +239,7 @@ export async function startFaultUpstream(options: FaultUpstreamOptions = {}): Pr
     }
     const path = req.url ?? '/';
     const record: UpstreamRecord = {
-      index: requests.length,
+      index: requestCount++,
       method: req.method ?? 'GET',
       path,
       headers: req.headers,
@@ -246,6 +256,7 @@ export async function startFaultUpstream(options: FaultUpstreamOptions = {}): Pr
       script: {},
     };
     requests.push(record);
+    trim(requests);
 
     if (record.method === 'GET' && /\/models\/?$/.test(path.split('?')[0] ?? '')) {
       record.script = { body: JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model' })) }) };

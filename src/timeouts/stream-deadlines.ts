@@ -1,7 +1,8 @@
 /**
  * The deadlines of one upstream attempt after the connection: the first token, then the gap
- * between two chunks. (The connect deadline belongs to the socket and is enforced by the
- * backend's undici dispatcher: backend-dispatcher.ts.)
+ * between two chunks, counted on SSE events rather than bytes (a server's keepalive comments do not
+ * count as a first token). The connect deadline belongs to the socket and is the backend's undici
+ * Agent's (upstream/create-upstream-pool.ts).
  *
  * The chat route creates one per attempt, hands `signal` to the upstream request so that a
  * passed deadline aborts it, and reports each upstream event. When a deadline passes, `signal`

@@ -1,0 +1,202 @@
+/**
+ * Which backend serves which model. Each backend's models come from its config list, else from
+ * its `GET /v1/models` (asked on first need, again once the list is older than
+ * `modelRefreshMs`, and at once when a request names a model svir does not know yet). A model
+ * nobody serves is svir's own 404: LM Studio would answer it with whatever model it has loaded.
+ *
+ * The interface is the seam for what comes later (aliases, health, failover across candidates):
+ * `resolve` already answers with every candidate, best first.
+ */
+import type { BackendInfo } from '../adapters/adapter.js';
+import type { BackendType, Config } from '../config/schema.js';
+import { SvirError } from '../errors.js';
+import { normalizeBaseUrl } from '../normalize-base-url.js';
+import type { DiscoveredModel } from '../upstream/fetch-model-list.js';
+
+export interface RouteCandidate {
+  backend: BackendInfo;
+  /** The id to send upstream (the backend's own name for the model). */
+  upstreamModel: string;
+}
+
+export type BackendStateName = 'up' | 'down' | 'unknown';
+
+export interface BackendStatus {
+  name: string;
+  type: BackendType;
+  baseUrl: string;
+  /** `unknown` until its model list was asked for once. */
+  state: BackendStateName;
+  /** Where its models come from. */
+  modelsFrom: 'config' | 'discovery';
+  /** The models it serves as far as svir knows (configured, or last discovered). */
+  models: string[];
+  /** Why it is down, when it is. */
+  reason?: string;
+}
+
+export interface ListedModel {
+  id: string;
+  /** The backend that serves it (the first one, when several do). */
+  backend: string;
+  /** Unix seconds. */
+  created: number;
+}
+
+export interface ModelRegistry {
+  /** Every backend that can serve `model`, best first (up before down, then config order). */
+  resolve(model: string): Promise<RouteCandidate[]>;
+  /** The models of every backend that answers (or has a config list), each id once. */
+  list(): Promise<ListedModel[]>;
+  /** Asks every backend for its model list now (discovered lists replaced; configured ones probed). */
+  refresh(): Promise<BackendStatus[]>;
+  /** What is known now, without asking anyone. */
+  status(): BackendStatus[];
+  /** The backends as adapters see them, in config order. */
+  backends(): readonly BackendInfo[];
+}
+
+export interface ModelRegistryDeps {
+  /** GET /v1/models of one backend; throws when it cannot be had. */
+  listModels(backend: BackendInfo): Promise<DiscoveredModel[]>;
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+interface Entry {
+  info: BackendInfo;
+  configured: readonly string[] | undefined;
+  state: BackendStateName;
+  discovered: DiscoveredModel[];
+  /** When the last answer (or failure) came, ms; undefined: never asked. */
+  checkedAt: number | undefined;
+  reason: string | undefined;
+  inflight: Promise<void> | undefined;
+}
+
+export function createModelRegistry(config: Config, deps: ModelRegistryDeps): ModelRegistry {
+  const startedAt = Math.floor(deps.now() / 1000);
+  const entries: Entry[] = config.backends.map((backend) => ({
+    info: {
+      config: backend,
+      baseUrl: normalizeBaseUrl(backend.url),
+      vision: backend.vision,
+      reasoningField: config.reasoning.field,
+    },
+    configured: backend.models,
+    state: 'unknown',
+    discovered: [],
+    checkedAt: undefined,
+    reason: undefined,
+    inflight: undefined,
+  }));
+
+  /** One question per backend at a time: concurrent callers share the answer. */
+  function ask(entry: Entry): Promise<void> {
+    entry.inflight ??= deps
+      .listModels(entry.info)
+      .then(
+        (models) => {
+          entry.state = 'up';
+          entry.discovered = models;
+          entry.reason = undefined;
+        },
+        (err: unknown) => {
+          // A down backend keeps the list it last gave: a request for its model then gets a
+          // clear 503 (unreachable) rather than a 404 that says the model does not exist.
+          entry.state = 'down';
+          entry.reason = err instanceof Error ? err.message : String(err);
+        },
+      )
+      .finally(() => {
+        entry.checkedAt = deps.now();
+        entry.inflight = undefined;
+      });
+    return entry.inflight;
+  }
+
+  function isStale(entry: Entry): boolean {
+    return entry.checkedAt === undefined || deps.now() - entry.checkedAt >= config.modelRefreshMs;
+  }
+
+  /** Discovered lists that are missing or stale, asked again (configured lists need no asking). */
+  async function refreshStale(): Promise<void> {
+    await Promise.all(entries.filter((e) => e.configured === undefined && isStale(e)).map(ask));
+  }
+
+  function modelsOf(entry: Entry): string[] {
+    return entry.configured !== undefined ? [...entry.configured] : entry.discovered.map((m) => m.id);
+  }
+
+  function candidates(model: string): RouteCandidate[] {
+    const found = entries.filter((entry) => modelsOf(entry).includes(model));
+    // Stable sort: backends that answered last time first, config order otherwise.
+    const rank = (entry: Entry): number => (entry.state === 'down' ? 1 : 0);
+    return found
+      .sort((a, b) => rank(a) - rank(b))
+      .map((entry) => ({ backend: entry.info, upstreamModel: model }));
+  }
+
+  function statusOf(entry: Entry): BackendStatus {
+    const status: BackendStatus = {
+      name: entry.info.config.name,
+      type: entry.info.config.type,
+      baseUrl: entry.info.baseUrl,
+      state: entry.state,
+      modelsFrom: entry.configured !== undefined ? 'config' : 'discovery',
+      models: modelsOf(entry),
+    };
+    if (entry.reason !== undefined) status.reason = entry.reason;
+    return status;
+  }
+
+  return {
+    async resolve(model) {
+      let found = candidates(model);
+      if (found.length > 0) {
+        // Known: serve now; a stale list is refreshed without making this request wait.
+        void refreshStale();
+        return found;
+      }
+      // Not known yet: the model may have been loaded since the last look. Ask every
+      // discovering backend now, whether or not its list is stale.
+      await Promise.all(entries.filter((e) => e.configured === undefined).map(ask));
+      found = candidates(model);
+      if (found.length > 0) return found;
+      throw new SvirError('model_not_found', {
+        param: 'model',
+        message: `The model "${model}" is not served by any backend of svir; GET /v1/models lists the models it knows.`,
+      });
+    },
+
+    async list() {
+      await refreshStale();
+      const seen = new Set<string>();
+      const listed: ListedModel[] = [];
+      for (const entry of entries) {
+        // A down backend's discovered models are left out; its configured ones stay listed.
+        if (entry.configured === undefined && entry.state !== 'up') continue;
+        const created = new Map(entry.discovered.map((m) => [m.id, m.created]));
+        for (const id of modelsOf(entry)) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+          listed.push({ id, backend: entry.info.config.name, created: created.get(id) ?? startedAt });
+        }
+      }
+      return listed;
+    },
+
+    async refresh() {
+      await Promise.all(entries.map(ask));
+      return entries.map(statusOf);
+    },
+
+    status() {
+      return entries.map(statusOf);
+    },
+
+    backends() {
+      return entries.map((entry) => entry.info);
+    },
+  };
+}

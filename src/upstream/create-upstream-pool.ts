@@ -1,0 +1,63 @@
+/**
+ * One undici Agent per backend: its own connection pool and keep-alive, and its own connect
+ * timeout. Requests never share sockets across backends, so one stalled server cannot hold
+ * another's connections.
+ */
+import { Agent, type Dispatcher } from 'undici';
+import type { BackendConfig } from '../config/schema.js';
+
+export interface UpstreamPool {
+  /** The dispatcher for a backend (made on first use; remade when its URL or timeouts change). */
+  dispatcherFor(backend: BackendConfig): Dispatcher;
+  /** Lets requests in flight finish, then closes every connection. */
+  close(): Promise<void>;
+  /** Closes every connection now, failing requests in flight. */
+  destroy(): Promise<void>;
+}
+
+function agentKey(backend: BackendConfig): string {
+  return JSON.stringify([backend.url, backend.timeouts]);
+}
+
+function createAgent(backend: BackendConfig): Agent {
+  const { connectMs, firstTokenMs, idleMs } = backend.timeouts;
+  return new Agent({
+    connect: { timeout: connectMs },
+    // undici's own 300 s defaults would cut a long prompt short. The first body bytes of a
+    // stream may come only with the first token, so the body timeout also waits that long;
+    // finer first-token and idle limits are the server layer's.
+    headersTimeout: firstTokenMs,
+    bodyTimeout: Math.max(firstTokenMs, idleMs),
+  });
+}
+
+export function createUpstreamPool(): UpstreamPool {
+  const agents = new Map<string, { key: string; agent: Agent }>();
+  const retired: Agent[] = [];
+
+  return {
+    dispatcherFor(backend) {
+      const key = agentKey(backend);
+      const existing = agents.get(backend.name);
+      if (existing !== undefined && existing.key === key) return existing.agent;
+      if (existing !== undefined) {
+        // Config changed: requests in flight keep the old pool until they finish.
+        retired.push(existing.agent);
+        void existing.agent.close().catch(() => undefined);
+      }
+      const agent = createAgent(backend);
+      agents.set(backend.name, { key, agent });
+      return agent;
+    },
+    async close() {
+      const all = [...[...agents.values()].map((entry) => entry.agent), ...retired];
+      agents.clear();
+      await Promise.all(all.map((agent) => agent.close().catch(() => undefined)));
+    },
+    async destroy() {
+      const all = [...[...agents.values()].map((entry) => entry.agent), ...retired];
+      agents.clear();
+      await Promise.all(all.map((agent) => agent.destroy().catch(() => undefined)));
+    },
+  };
+}

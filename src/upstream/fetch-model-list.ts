@@ -1,0 +1,93 @@
+/**
+ * `GET /v1/models` of one backend → the ids it serves (R§6). Bounded in time and size; any
+ * failure is a SvirError, so the caller can mark the backend down and go on.
+ */
+import { request, type Dispatcher } from 'undici';
+import { z } from 'zod';
+import type { BackendInfo } from '../adapters/adapter.js';
+import { SvirError } from '../errors.js';
+import { mapTransportError } from './map-transport-error.js';
+import { modelsRequest } from './models-request.js';
+import { readBoundedBody } from './read-bounded-body.js';
+
+export interface DiscoveredModel {
+  id: string;
+  /** Unix seconds, when the server said. */
+  created?: number;
+}
+
+export interface FetchModelListOptions {
+  /** Whole exchange, connect to last byte. */
+  timeoutMs: number;
+  maxBytes?: number;
+}
+
+/** Enough for a Hugging Face cache listing hundreds of models (mlx-lm lists them all). */
+const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
+
+const modelListSchema = z.looseObject({
+  data: z.array(
+    z.looseObject({
+      id: z.string().min(1),
+      created: z.number().int().nonnegative().optional().catch(undefined),
+    }),
+  ),
+});
+
+export async function fetchModelList(
+  dispatcher: Dispatcher,
+  backend: BackendInfo,
+  options: FetchModelListOptions,
+): Promise<DiscoveredModel[]> {
+  const { url, headers } = modelsRequest(backend);
+  const name = backend.config.name;
+  const signal = AbortSignal.timeout(options.timeoutMs);
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(url, {
+      dispatcher,
+      method: 'GET',
+      headers: { ...headers, accept: 'application/json', 'user-agent': 'svir' },
+      signal,
+    });
+  } catch (err) {
+    if (signal.aborted) {
+      throw new SvirError('upstream_timeout', { source: 'upstream', backend: name, message: `backend "${name}" did not list its models in time.` });
+    }
+    throw mapTransportError(err, name, 'request');
+  }
+  const text = await readBoundedBody(response.body, {
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    timeoutMs: options.timeoutMs,
+  });
+  if (response.statusCode < 200 || response.statusCode > 299) {
+    const code = response.statusCode === 401 || response.statusCode === 403 ? 'upstream_auth_failed' : 'upstream_error';
+    throw new SvirError(code, {
+      source: 'upstream',
+      backend: name,
+      message: `backend "${name}" answered GET /v1/models with HTTP ${response.statusCode}.`,
+    });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = modelListSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new SvirError('upstream_error', {
+      source: 'upstream',
+      backend: name,
+      message: `backend "${name}" answered GET /v1/models with something that is not a model list.`,
+    });
+  }
+  const seen = new Set<string>();
+  const models: DiscoveredModel[] = [];
+  for (const entry of parsed.data.data) {
+    if (seen.has(entry.id)) continue;
+    seen.add(entry.id);
+    models.push(entry.created === undefined ? { id: entry.id } : { id: entry.id, created: entry.created });
+  }
+  return models;
+}

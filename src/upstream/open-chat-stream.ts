@@ -1,0 +1,105 @@
+/**
+ * Sends the chat request upstream and hands back a response that is a running event stream, or
+ * throws the SvirError the client gets instead. The body goes as one Buffer, so undici sends
+ * `Content-Length` and never a chunked body (not every server takes one, R§2.3). A rejection
+ * the adapter knows how to avoid (an optional field the server refuses) is sent once more
+ * without it, and that change is recorded for the `x-svir-changes` header.
+ */
+import { request, type Dispatcher } from 'undici';
+import type { Adapter, BackendInfo, UpstreamCall } from '../adapters/adapter.js';
+import { SvirError } from '../errors.js';
+import { mapTransportError } from './map-transport-error.js';
+import { AUTH_ERROR_BODY_LIMITS, ERROR_BODY_LIMITS, readBoundedBody } from './read-bounded-body.js';
+
+export type UpstreamBody = Dispatcher.ResponseData['body'];
+
+export interface OpenChatStreamArgs {
+  dispatcher: Dispatcher;
+  adapter: Adapter;
+  backend: BackendInfo;
+  call: UpstreamCall;
+  /** Aborted when the client goes away (or svir shuts down): the upstream request stops at once. */
+  signal: AbortSignal;
+  /** Keys scrubbed from any server message that echoes one. */
+  secrets: readonly string[];
+}
+
+export interface OpenedChatStream {
+  body: UpstreamBody;
+  /** What svir changed for this backend: the adapter's rewrites plus a retry, if one was made. */
+  changes: string[];
+  /** Whether the request was sent a second time after a rejection. */
+  retried: boolean;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function withStream(body: Record<string, unknown>): Record<string, unknown> {
+  // The adapters already ask for a stream; this only guards the one rule the loop relies on.
+  return body.stream === true ? body : { ...body, stream: true };
+}
+
+async function send(args: OpenChatStreamArgs, body: Record<string, unknown>): Promise<Dispatcher.ResponseData> {
+  const payload = Buffer.from(JSON.stringify(body), 'utf8');
+  try {
+    return await request(args.call.url, {
+      dispatcher: args.dispatcher,
+      method: 'POST',
+      headers: {
+        ...args.call.headers,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'user-agent': 'svir',
+      },
+      body: payload,
+      signal: args.signal,
+    });
+  } catch (err) {
+    if (args.signal.aborted) throw args.signal.reason;
+    throw mapTransportError(err, args.backend.config.name, 'request');
+  }
+}
+
+export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedChatStream> {
+  const name = args.backend.config.name;
+  const changes = [...args.call.changes];
+  let body = withStream(args.call.body);
+  let retried = false;
+
+  for (;;) {
+    const response = await send(args, body);
+    const status = response.statusCode;
+
+    if (status < 200 || status > 299) {
+      const auth = status === 401 || status === 403;
+      const text = await readBoundedBody(response.body, auth ? AUTH_ERROR_BODY_LIMITS : ERROR_BODY_LIMITS);
+      if (args.signal.aborted) throw args.signal.reason;
+      const retryAfter = headerValue(response.headers['retry-after']);
+      const error = args.adapter.readError(status, text, {
+        backend: name,
+        secrets: args.secrets,
+        ...(retryAfter === undefined ? {} : { retryAfter }),
+      });
+      const plan = retried ? null : args.adapter.planRetry(status, text, body);
+      if (plan === null) throw error;
+      retried = true;
+      changes.push(plan.change);
+      body = withStream(plan.body);
+      continue;
+    }
+
+    const contentType = headerValue(response.headers['content-type']) ?? '';
+    if (!/^\s*text\/event-stream\b/i.test(contentType)) {
+      response.body.destroy();
+      const what = contentType === '' ? 'no content type' : `content type "${contentType.slice(0, 100)}"`;
+      throw new SvirError('upstream_error', {
+        source: 'upstream',
+        backend: name,
+        message: `backend "${name}" answered HTTP ${status} with ${what}, not an event stream.`,
+      });
+    }
+    return { body: response.body, changes, retried };
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Reads an upstream error body, bounded in size and in time: a server may send megabytes of
+ * HTML, or (on 401/403) stall the body forever (R§5). Whatever arrived by then is the body;
+ * the rest is dropped and the response closed.
+ */
+import type { Dispatcher } from 'undici';
+
+export interface BoundedBodyLimits {
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+/** Room for any real error message; an HTML page is cut, which mapUpstreamError tolerates. */
+export const ERROR_BODY_LIMITS: BoundedBodyLimits = { maxBytes: 64 * 1024, timeoutMs: 10_000 };
+/** 401/403: the answer is already known from the status, so wait only briefly for words. */
+export const AUTH_ERROR_BODY_LIMITS: BoundedBodyLimits = { maxBytes: 16 * 1024, timeoutMs: 1_000 };
+
+export async function readBoundedBody(body: Dispatcher.ResponseData['body'], limits: BoundedBodyLimits): Promise<string> {
+  const decoder = new TextDecoder('utf-8');
+  let text = '';
+  let size = 0;
+  let complete = false;
+  const timer = setTimeout(() => body.destroy(), limits.timeoutMs);
+  try {
+    for await (const chunk of body) {
+      const bytes: Uint8Array = chunk;
+      const room = limits.maxBytes - size;
+      text += decoder.decode(bytes.byteLength > room ? bytes.subarray(0, room) : bytes, { stream: true });
+      size += Math.min(bytes.byteLength, room);
+      if (size >= limits.maxBytes) break;
+    }
+    complete = size < limits.maxBytes;
+  } catch {
+    // Timed out or cut: keep what arrived.
+  } finally {
+    clearTimeout(timer);
+    if (!complete) body.destroy();
+  }
+  return text + decoder.decode();
+}

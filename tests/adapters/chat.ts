@@ -20,3 +20,10 @@ export const weatherTool = {
 } as const;
 
 export const PNG_DATA_URL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+/** The messages of an upstream body, read as the fake server would read them. */
+export function sentMessages(body: Record<string, unknown>): unknown[] {
+  const messages = body.messages;
+  if (!Array.isArray(messages)) throw new Error('the upstream body has no messages array');
+  return messages;
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chatRequestSchema } from '../../src/chat-request.js';
 import { getAdapter } from '../../src/adapters/index.js';
-import { chat, lockerTool, PNG_DATA_URL, weatherTool } from './chat.js';
+import { chat, sentMessages, lockerTool, PNG_DATA_URL, weatherTool } from './chat.js';
 import { chunk, ctx, data } from './events.js';
 import { makeBackend } from './make-backend.js';
 
@@ -74,7 +74,7 @@ describe('llamacpp adapter: request', () => {
         { role: 'user', content: 'x' },
       ],
     });
-    expect(sent.body.messages[0]).toEqual({ role: 'assistant', content: 'Hi', reasoning_content: 'R' });
+    expect(sentMessages(sent.body)[0]).toEqual({ role: 'assistant', content: 'Hi', reasoning_content: 'R' });
     expect(sent.body.max_tokens).toBe(32);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getAdapter } from '../../src/adapters/index.js';
-import { chat, lockerTool, weatherTool } from './chat.js';
+import { chat, sentMessages, lockerTool, weatherTool } from './chat.js';
 import { chunk, ctx, data } from './events.js';
 import { makeBackend } from './make-backend.js';
 
@@ -71,7 +71,7 @@ describe('lmstudio adapter: request', () => {
     expect(sent.body.reasoning_effort).toBe('low');
     expect(sent.body.max_tokens).toBe(200);
     expect(sent.body).not.toHaveProperty('max_completion_tokens');
-    expect(sent.body.messages[1]).toEqual({ role: 'assistant', content: '\n\nHello!', reasoning_content: 'Greeting back.' });
+    expect(sentMessages(sent.body)[1]).toEqual({ role: 'assistant', content: '\n\nHello!', reasoning_content: 'Greeting back.' });
   });
 });
 

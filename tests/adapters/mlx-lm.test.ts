@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getAdapter } from '../../src/adapters/index.js';
-import { chat, lockerTool, PNG_DATA_URL, weatherTool } from './chat.js';
+import { chat, sentMessages, lockerTool, PNG_DATA_URL, weatherTool } from './chat.js';
 import { ctx, data } from './events.js';
 import { makeBackend } from './make-backend.js';
 
@@ -72,7 +72,7 @@ describe('mlx-lm adapter: request', () => {
         { role: 'user', content: 'x' },
       ],
     });
-    expect(sent.body.messages[0]).toEqual({ role: 'assistant', content: '\n\nHello', reasoning: 'Hi back' });
+    expect(sentMessages(sent.body)[0]).toEqual({ role: 'assistant', content: '\n\nHello', reasoning: 'Hi back' });
     expect(sent.body.max_tokens).toBe(10);
   });
 });

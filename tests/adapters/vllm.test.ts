@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getAdapter } from '../../src/adapters/index.js';
-import { chat, lockerTool } from './chat.js';
+import { chat, sentMessages, lockerTool } from './chat.js';
 import { chunk, ctx, data } from './events.js';
 import { makeBackend } from './make-backend.js';
 
@@ -32,13 +32,13 @@ describe('vllm adapter: request', () => {
   });
 
   it('sends reasoning back as reasoning with its parser, and not at all when its reasoning arrives in tags', () => {
-    expect(call({ messages: history }).body.messages[1]).toEqual({
+    expect(sentMessages(call({ messages: history }).body)[1]).toEqual({
       role: 'assistant',
       content: 'One, two, three, four, five.',
       reasoning: 'Straightforward.',
     });
     const tags = call({ messages: history }, makeBackend('vllm', { reasoningTags: 'open' }));
-    expect(tags.body.messages[1]).toEqual({ role: 'assistant', content: 'One, two, three, four, five.' });
+    expect(sentMessages(tags.body)[1]).toEqual({ role: 'assistant', content: 'One, two, three, four, five.' });
     expect(tags.changes).toContain('reasoning in assistant turns not sent (its reasoning arrives in think tags)');
   });
 });

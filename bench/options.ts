@@ -1,0 +1,103 @@
+/**
+ * Benchmark settings from flags (`npm run bench -- --quick --rounds 2`) or environment
+ * (`BENCH_DURATION=3 npm run bench`); flags win. `--quick` is a short run for a first look.
+ */
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+export const SECTIONS = ['load', 'sequential', 'normalizer', 'memory'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+const optionsSchema = z.object({
+  durationS: z.coerce.number().positive(),
+  rounds: z.coerce.number().int().positive(),
+  connections: z.coerce.number().int().positive(),
+  samples: z.coerce.number().int().positive(),
+  warmup: z.coerce.number().int().nonnegative(),
+  chunks: z.coerce.number().int().positive(),
+  delayMs: z.coerce.number().nonnegative(),
+  reasoning: z.enum(['off', 'field', 'tags']),
+  toolCalls: z.boolean(),
+  /** Seconds per normalizer scenario and round. */
+  microS: z.coerce.number().positive(),
+  memoryBodyMb: z.coerce.number().positive(),
+  sections: z.array(z.enum(SECTIONS)).min(1),
+  svirFrom: z.enum(['dist', 'src']),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  profile: z.boolean(),
+  resultsDir: z.string(),
+});
+export type BenchOptions = z.infer<typeof optionsSchema>;
+
+const HELP = `npm run bench -- [flags]   (each flag also reads BENCH_<NAME>, e.g. BENCH_DURATION=3)
+  --quick               short run: 2 s x 1 round, 50 sequential samples, short micro and memory runs
+  --duration S          seconds per load run (10)            --rounds N       load rounds (3)
+  --connections N       load connections (32)                --samples N      sequential samples (200)
+  --warmup N            sequential warm-up requests (20)     --chunks N       answer chunks (64)
+  --delay MS            mock delay between chunks (0)        --reasoning off|field|tags (off)
+  --tools               the mock answers with interleaved tool calls
+  --micro S             seconds per normalizer scenario (2)  --memory-mb N    image request body size (50)
+  --only a,b            sections: load,sequential,normalizer,memory (all)
+  --svir-from dist|src  run svir from the build (default) or the sources
+  --log-level L         svir's log level (info, its default)
+  --profile             --cpu-prof the svir processes into <results>/profiles
+  --results DIR         where JSON results go (bench/results)`;
+
+export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: 'boolean' },
+      duration: { type: 'string' },
+      rounds: { type: 'string' },
+      connections: { type: 'string' },
+      samples: { type: 'string' },
+      warmup: { type: 'string' },
+      chunks: { type: 'string' },
+      delay: { type: 'string' },
+      reasoning: { type: 'string' },
+      tools: { type: 'boolean' },
+      micro: { type: 'string' },
+      'memory-mb': { type: 'string' },
+      only: { type: 'string' },
+      'svir-from': { type: 'string' },
+      'log-level': { type: 'string' },
+      profile: { type: 'boolean' },
+      results: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help === true) {
+    console.log(HELP);
+    process.exit(0);
+  }
+  const quick = values.quick === true || env.BENCH_QUICK === '1';
+  const pick = (flag: string | undefined, envName: string, normal: string, short: string): string =>
+    flag ?? env[`BENCH_${envName}`] ?? (quick ? short : normal);
+  const parsed = optionsSchema.safeParse({
+    durationS: pick(values.duration, 'DURATION', '10', '2'),
+    rounds: pick(values.rounds, 'ROUNDS', '3', '1'),
+    connections: pick(values.connections, 'CONNECTIONS', '32', '32'),
+    samples: pick(values.samples, 'SAMPLES', '200', '50'),
+    warmup: pick(values.warmup, 'WARMUP', '20', '10'),
+    chunks: pick(values.chunks, 'CHUNKS', '64', '64'),
+    delayMs: pick(values.delay, 'DELAY', '0', '0'),
+    reasoning: pick(values.reasoning, 'REASONING', 'off', 'off'),
+    toolCalls: values.tools === true || env.BENCH_TOOLS === '1',
+    microS: pick(values.micro, 'MICRO', '2', '0.5'),
+    memoryBodyMb: pick(values['memory-mb'], 'MEMORY_MB', '50', '50'),
+    sections: pick(values.only, 'ONLY', SECTIONS.join(','), SECTIONS.join(','))
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+    svirFrom: pick(values['svir-from'], 'SVIR_FROM', 'dist', 'dist'),
+    logLevel: pick(values['log-level'], 'LOG_LEVEL', 'info', 'info'),
+    profile: values.profile === true || env.BENCH_PROFILE === '1',
+    resultsDir: pick(values.results, 'RESULTS', new URL('./results/', import.meta.url).pathname, new URL('./results/', import.meta.url).pathname),
+  });
+  if (!parsed.success) {
+    console.error(`bad benchmark options:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}\n\n${HELP}`);
+    process.exit(2);
+  }
+  return parsed.data;
+}

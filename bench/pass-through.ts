@@ -1,0 +1,40 @@
+/**
+ * The floor: a bare reverse proxy (node:http in, undici out) that forwards the request body as
+ * it comes and pipes the upstream body back untouched. Any proxy that reads the stream costs at
+ * least this much; svir is measured against it.
+ */
+import { createServer, type Server } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { Agent, request } from 'undici';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'te', 'trailer', 'upgrade']);
+
+function forwardable(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+/** `upstream` is the origin, e.g. `http://127.0.0.1:1234`; the request path is kept. */
+export function createPassThrough(upstream: string): Server {
+  const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
+  return createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+    const method = req.method === 'GET' ? 'GET' : 'POST';
+    request(`${upstream}${req.url ?? '/'}`, {
+      method,
+      headers: forwardable(req.headers),
+      body: method === 'GET' ? null : req,
+      dispatcher,
+    })
+      .then(async (answer) => {
+        res.writeHead(answer.statusCode, forwardable(answer.headers));
+        await pipeline(answer.body, res);
+      })
+      .catch((error: unknown) => {
+        if (res.headersSent) res.destroy(error instanceof Error ? error : undefined);
+        else res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":{"message":"upstream failed"}}');
+      });
+  });
+}

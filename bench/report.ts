@@ -1,0 +1,266 @@
+/**
+ * The benchmark's results: ratios against the direct mock and the pass-through, each target of
+ * issue 8 marked met or missed, a printed table, and the JSON written to bench/results/.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import type { MemoryResult } from './memory-50mb.js';
+import type { NormalizerResult } from './normalizer.js';
+import type { BenchOptions } from './options.js';
+import type { LoadResult } from './load.js';
+import type { SequentialResult } from './sequential.js';
+
+export const DIRECT = 'direct';
+export const PASS_THROUGH = 'pass-through';
+export const SVIR_TARGETS = ['svir-openai', 'svir-llamacpp'] as const;
+export const LOAD_TARGETS = [DIRECT, PASS_THROUGH, ...SVIR_TARGETS] as const;
+
+export interface LoadSummary {
+  rounds: LoadResult[];
+  /** Medians over the rounds. */
+  requestsPerSec: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  /** CPU time (user + system) of the target's own process per completed request, summed over rounds. */
+  cpuUsPerRequest: number;
+  /** CPU time of the mock upstream per request in the same runs (context: the mock's share). */
+  upstreamCpuUsPerRequest: number;
+  rssAfterLoadBytes: number;
+  failures: number;
+}
+
+export interface BenchReport {
+  timestamp: string;
+  machine: { cpus: number; cpuModel: string; node: string; platform: string };
+  options: BenchOptions;
+  load?: Record<string, LoadSummary>;
+  sequential?: Record<string, SequentialResult>;
+  normalizer?: NormalizerResult;
+  memory?: MemoryResult;
+  ratios: Record<string, { vsDirect: Record<string, number>; vsPassThrough: Record<string, number> }>;
+  targets: TargetCheck[];
+}
+
+export interface TargetCheck {
+  target: string;
+  subject: string;
+  measured: string;
+  limit: string;
+  /** undefined: not measured in this run. */
+  met: boolean | undefined;
+}
+
+const round = (x: number, digits = 3): number => Number(x.toFixed(digits));
+
+function ratios(report: Omit<BenchReport, 'ratios' | 'targets'>, svir: string, base: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  const l = report.load;
+  const a = l?.[svir];
+  const b = l?.[base];
+  if (a !== undefined && b !== undefined) {
+    out.requestsPerSec = round(a.requestsPerSec / b.requestsPerSec);
+    out.latencyP50 = round(a.latencyP50Ms / b.latencyP50Ms);
+    out.latencyP99 = round(a.latencyP99Ms / b.latencyP99Ms);
+    out.cpuPerRequest = round(a.cpuUsPerRequest / b.cpuUsPerRequest);
+  }
+  const s = report.sequential;
+  const sa = s?.[svir];
+  const sb = s?.[base];
+  if (sa !== undefined && sb !== undefined) {
+    out.ttfbMedian = round(sa.ttfbMedianMs / sb.ttfbMedianMs);
+    out.totalMedian = round(sa.totalMedianMs / sb.totalMedianMs);
+    out.ttfbDeltaMs = round(sa.ttfbMedianMs - sb.ttfbMedianMs);
+  }
+  return out;
+}
+
+function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  for (const svir of SVIR_TARGETS) {
+    const seq = report.sequential;
+    const ttfb = seq?.[svir];
+    const passTtfb = seq?.[PASS_THROUGH];
+    out.push({
+      target: 'TTFB ≤ pass-through + 0.5 ms',
+      subject: svir,
+      measured: ttfb && passTtfb ? `+${(ttfb.ttfbMedianMs - passTtfb.ttfbMedianMs).toFixed(3)} ms` : '-',
+      limit: '+0.500 ms',
+      met: ttfb && passTtfb ? ttfb.ttfbMedianMs <= passTtfb.ttfbMedianMs + 0.5 : undefined,
+    });
+    const r = report.ratios[svir]?.vsPassThrough;
+    const rps = r?.requestsPerSec;
+    out.push({
+      target: 'throughput ≥ 0.8 × pass-through',
+      subject: svir,
+      measured: rps === undefined ? '-' : `${rps.toFixed(3)}×`,
+      limit: '≥ 0.800×',
+      met: rps === undefined ? undefined : rps >= 0.8,
+    });
+    const p99 = r?.latencyP99;
+    out.push({
+      target: 'p99 ≤ 1.3 × pass-through',
+      subject: svir,
+      measured: p99 === undefined ? '-' : `${p99.toFixed(3)}×`,
+      limit: '≤ 1.300×',
+      met: p99 === undefined ? undefined : p99 <= 1.3,
+    });
+    const cpu = r?.cpuPerRequest;
+    out.push({
+      target: 'CPU/request ≤ 1.3 × pass-through',
+      subject: svir,
+      measured: cpu === undefined ? '-' : `${cpu.toFixed(3)}×`,
+      limit: '≤ 1.300×',
+      met: cpu === undefined ? undefined : cpu <= 1.3,
+    });
+  }
+  const plain = report.normalizer?.scenarios.plain;
+  out.push({
+    target: 'normalizer ≥ 250k chunks/s (plain)',
+    subject: 'normalize pipeline',
+    measured: plain === undefined ? '-' : `${Math.round(plain.chunksPerSec).toLocaleString('en')} /s`,
+    limit: '≥ 250,000 /s',
+    met: plain === undefined ? undefined : plain.chunksPerSec >= 250_000,
+  });
+  const mem = report.memory?.svir;
+  out.push({
+    target: `${report.memory?.bodyMb ?? 50} MB image: peak RSS growth < 4 × body`,
+    subject: 'svir-openai',
+    measured: mem === undefined ? '-' : `${mem.growthRatio.toFixed(2)}×`,
+    limit: '< 4.00×',
+    met: mem === undefined ? undefined : mem.ok && mem.growthRatio < 4,
+  });
+  out.push({
+    target: 'idle RSS < 80 MB',
+    subject: 'svir-openai',
+    measured: mem === undefined ? '-' : `${(mem.idleRssBytes / 1e6).toFixed(1)} MB`,
+    limit: '< 80 MB',
+    met: mem === undefined ? undefined : mem.idleRssBytes < 80e6,
+  });
+  return out;
+}
+
+export function buildReport(parts: Omit<BenchReport, 'ratios' | 'targets' | 'timestamp' | 'machine'>): BenchReport {
+  const cpuList = cpus();
+  const base = {
+    ...parts,
+    timestamp: new Date().toISOString(),
+    machine: {
+      cpus: cpuList.length,
+      cpuModel: cpuList[0]?.model ?? 'unknown',
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+    },
+  };
+  const withRatios = {
+    ...base,
+    ratios: Object.fromEntries(
+      SVIR_TARGETS.map((svir) => [svir, { vsDirect: ratios(base, svir, DIRECT), vsPassThrough: ratios(base, svir, PASS_THROUGH) }]),
+    ),
+  };
+  return { ...withRatios, targets: checks(withRatios) };
+}
+
+function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+const ms = (x: number): string => x.toFixed(3);
+const mb = (x: number): string => (x / 1e6).toFixed(1);
+
+export function formatReport(report: BenchReport): string {
+  const out: string[] = [];
+  out.push(`svir benchmarks, ${report.timestamp}, ${report.machine.cpus} × ${report.machine.cpuModel}, node ${report.machine.node}`);
+  const o = report.options;
+  out.push(
+    `load: ${o.connections} connections, ${o.durationS} s × ${o.rounds} rounds; sequential: median of ${o.samples}; ` +
+      `mock: ${o.chunks} chunks, ${o.delayMs} ms apart, reasoning ${o.reasoning}, tools ${o.toolCalls ? 'on' : 'off'}`,
+  );
+  if (report.load !== undefined) {
+    out.push('', 'Load (medians over rounds; CPU of the target process)');
+    out.push(
+      table(
+        ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'mock µs/req', 'RSS MB', 'failed'],
+        Object.entries(report.load).map(([name, l]) => [
+          name,
+          l.requestsPerSec.toFixed(0),
+          l.latencyP50Ms.toFixed(0),
+          l.latencyP99Ms.toFixed(0),
+          l.cpuUsPerRequest.toFixed(0),
+          l.upstreamCpuUsPerRequest.toFixed(0),
+          mb(l.rssAfterLoadBytes),
+          String(l.failures),
+        ]),
+      ),
+    );
+  }
+  if (report.sequential !== undefined) {
+    out.push('', 'Sequential (median)');
+    out.push(
+      table(
+        ['target', 'TTFB ms', 'total ms', 'failed'],
+        Object.entries(report.sequential).map(([name, s]) => [name, ms(s.ttfbMedianMs), ms(s.totalMedianMs), String(s.failures)]),
+      ),
+    );
+  }
+  if (report.normalizer !== undefined) {
+    out.push('', 'Normalizer alone (decode → adapter → normalize → encode, one core)');
+    out.push(
+      table(
+        ['scenario', 'chunks/s', 'µs/chunk'],
+        Object.entries(report.normalizer.scenarios).map(([name, s]) => [
+          name,
+          Math.round(s.chunksPerSec).toLocaleString('en'),
+          (1e6 / s.chunksPerSec).toFixed(2),
+        ]),
+      ),
+    );
+  }
+  if (report.memory !== undefined) {
+    const m = report.memory;
+    out.push('', `Memory: one request with a ${m.bodyMb} MB base64 image body`);
+    out.push(
+      table(
+        ['process', 'idle MB', 'before MB', 'peak MB', 'growth MB', 'growth ÷ body', 'status'],
+        [
+          ['svir-openai', m.svir],
+          ['pass-through', m.passThrough],
+        ].flatMap(([name, r]) =>
+          typeof r === 'object' && r !== null && typeof name === 'string'
+            ? [[name, mb(r.idleRssBytes), mb(r.rssBeforeBytes), mb(r.peakRssBytes), mb(r.growthBytes), r.growthRatio.toFixed(2), r.ok ? 'ok' : r.detail]]
+            : [],
+        ),
+      ),
+    );
+  }
+  const ratioRows = Object.entries(report.ratios).flatMap(([svir, r]) => [
+    [svir, '÷ direct', ...ratioCells(r.vsDirect)],
+    [svir, '÷ pass-through', ...ratioCells(r.vsPassThrough)],
+  ]);
+  out.push('', 'Ratios');
+  out.push(table(['target', 'against', 'req/s', 'p50', 'p99', 'CPU/req', 'TTFB', 'TTFB Δ ms'], ratioRows));
+  out.push('', 'Targets (issue 8)');
+  out.push(
+    table(
+      ['target', 'subject', 'measured', 'limit', 'verdict'],
+      report.targets.map((t) => [t.target, t.subject, t.measured, t.limit, t.met === undefined ? 'not run' : t.met ? 'met' : 'MISSED']),
+    ),
+  );
+  return out.join('\n');
+}
+
+function ratioCells(r: Record<string, number>): string[] {
+  const f = (x: number | undefined): string => (x === undefined ? '-' : x.toFixed(3));
+  return [f(r.requestsPerSec), f(r.latencyP50), f(r.latencyP99), f(r.cpuPerRequest), f(r.ttfbMedian), f(r.ttfbDeltaMs)];
+}
+
+export async function writeReport(report: BenchReport, dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  const file = join(dir, `${report.timestamp.replace(/[:.]/g, '-')}.json`);
+  await writeFile(file, json);
+  await writeFile(join(dir, 'latest.json'), json);
+  return file;
+}

@@ -1,0 +1,184 @@
+/**
+ * `npm run bench`: every benchmark of issue 8 in one run, each server in a child process of its
+ * own (CPU time and RSS are read from inside each), load runs interleaved A B C D / D C B A so
+ * the machine's drift cancels, then the table and the JSON in bench/results/.
+ *
+ * Targets: the mock directly (`direct`), the bare pass-through (the floor), and svir with the
+ * mock as an `openai` backend and as a `llamacpp` backend. Loopback only; every child exits by
+ * itself after a bounded lifetime, and a watchdog ends the whole run if it overstays.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runLoad } from './load.js';
+import { runMemoryBench, type MemoryResult } from './memory-50mb.js';
+import { runNormalizerBench, type NormalizerResult } from './normalizer.js';
+import { readOptions, type BenchOptions } from './options.js';
+import { buildReport, DIRECT, formatReport, LOAD_TARGETS, PASS_THROUGH, writeReport, type LoadSummary } from './report.js';
+import { chatRequestBody } from './request-body.js';
+import { median, runSequential, type SequentialResult } from './sequential.js';
+import type { LoadResult } from './load.js';
+import { spawnTarget, type TargetProcess } from './target-process.js';
+
+type LoadTarget = (typeof LOAD_TARGETS)[number];
+
+/** A generous bound on the whole run, from its settings: past it the run is stopped. */
+function budgetMs(o: BenchOptions): number {
+  const load = o.sections.includes('load') ? (o.rounds + 1) * LOAD_TARGETS.length * (o.durationS + 5) * 1000 : 0;
+  const seq = o.sections.includes('sequential') ? (o.samples + o.warmup) * LOAD_TARGETS.length * 100 : 0;
+  const micro = o.sections.includes('normalizer') ? o.microS * 3 * 4 * 1000 + 30_000 : 0;
+  const memory = o.sections.includes('memory') ? 120_000 : 0;
+  return 60_000 + load + seq + micro + memory;
+}
+
+async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started: TargetProcess[]): Promise<Map<LoadTarget, TargetProcess>> {
+  const cpuProfDir = o.profile ? join(o.resultsDir, 'profiles') : undefined;
+  if (cpuProfDir !== undefined) await mkdir(cpuProfDir, { recursive: true });
+  const mock = await spawnTarget(
+    'mock',
+    { kind: 'serve', spec: { role: 'mock', delayMs: o.delayMs, chunks: o.chunks, reasoning: o.reasoning, toolCalls: o.toolCalls, usage: true } },
+    { maxLifetimeMs },
+  );
+  started.push(mock);
+  const origin = `http://127.0.0.1:${mock.port}`;
+  const pass = await spawnTarget(PASS_THROUGH, { kind: 'serve', spec: { role: 'pass-through', upstream: origin } }, { maxLifetimeMs, cpuProfDir });
+  started.push(pass);
+  const svirOpenai = await spawnTarget(
+    'svir-openai',
+    { kind: 'svir', backendType: 'openai', upstream: `${origin}/v1/`, source: o.svirFrom, logLevel: o.logLevel },
+    { maxLifetimeMs, cpuProfDir },
+  );
+  started.push(svirOpenai);
+  const svirLlamacpp = await spawnTarget(
+    'svir-llamacpp',
+    { kind: 'svir', backendType: 'llamacpp', upstream: `${origin}/llamacpp/v1/`, source: o.svirFrom, logLevel: o.logLevel },
+    { maxLifetimeMs, cpuProfDir },
+  );
+  started.push(svirLlamacpp);
+  return new Map<LoadTarget, TargetProcess>([
+    [DIRECT, mock],
+    [PASS_THROUGH, pass],
+    ['svir-openai', svirOpenai],
+    ['svir-llamacpp', svirLlamacpp],
+  ]);
+}
+
+const cpuUs = (s: { userUs: number; systemUs: number }): number => s.userUs + s.systemUs;
+
+/** Warm-up under load: the JIT and the connection pools, not measured. */
+async function warmUp(o: BenchOptions, targets: Map<LoadTarget, TargetProcess>): Promise<void> {
+  for (const name of LOAD_TARGETS) {
+    const target = targets.get(name);
+    if (target === undefined) continue;
+    process.stderr.write(`warm-up ${name}\n`);
+    await runLoad({ port: target.port, body: chatRequestBody(), connections: o.connections, durationS: Math.min(2, o.durationS) });
+  }
+}
+
+async function loadSection(o: BenchOptions, targets: Map<LoadTarget, TargetProcess>, mock: TargetProcess): Promise<Record<string, LoadSummary>> {
+  const body = chatRequestBody();
+  const runs = new Map<LoadTarget, { results: LoadResult[]; cpuUs: number; mockCpuUs: number }>(
+    LOAD_TARGETS.map((t) => [t, { results: [], cpuUs: 0, mockCpuUs: 0 }]),
+  );
+  for (let round = 0; round < o.rounds; round++) {
+    const order = round % 2 === 0 ? [...LOAD_TARGETS] : [...LOAD_TARGETS].reverse();
+    for (const name of order) {
+      const target = targets.get(name);
+      const run = runs.get(name);
+      if (target === undefined || run === undefined) continue;
+      const before = await target.stats();
+      const mockBefore = await mock.stats();
+      const result = await runLoad({ port: target.port, body, connections: o.connections, durationS: o.durationS });
+      const after = await target.stats();
+      const mockAfter = await mock.stats();
+      run.results.push(result);
+      run.cpuUs += cpuUs(after) - cpuUs(before);
+      run.mockCpuUs += cpuUs(mockAfter) - cpuUs(mockBefore);
+      process.stderr.write(
+        `round ${round + 1}/${o.rounds} ${name}: ${result.requestsPerSec.toFixed(0)} req/s, p99 ${result.latencyP99Ms} ms` +
+          `${result.errors + result.non2xx + result.mismatches > 0 ? `, ${result.errors} errors, ${result.non2xx} non-2xx, ${result.mismatches} bad bodies` : ''}\n`,
+      );
+    }
+  }
+  const out: Record<string, LoadSummary> = {};
+  for (const name of LOAD_TARGETS) {
+    const target = targets.get(name);
+    const run = runs.get(name);
+    if (target === undefined || run === undefined) continue;
+    const completed = run.results.reduce((sum, r) => sum + r.completed, 0);
+    const stats = await target.stats();
+    out[name] = {
+      rounds: run.results,
+      requestsPerSec: median(run.results.map((r) => r.requestsPerSec)),
+      latencyP50Ms: median(run.results.map((r) => r.latencyP50Ms)),
+      latencyP99Ms: median(run.results.map((r) => r.latencyP99Ms)),
+      cpuUsPerRequest: completed === 0 ? Number.NaN : run.cpuUs / completed,
+      // For `direct` the target is the mock itself.
+      upstreamCpuUsPerRequest: completed === 0 ? Number.NaN : run.mockCpuUs / completed,
+      rssAfterLoadBytes: stats.rssBytes,
+      failures: run.results.reduce((sum, r) => sum + r.errors + r.non2xx + r.mismatches, 0),
+    };
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const o = readOptions(process.argv.slice(2), process.env);
+  const started: TargetProcess[] = [];
+  const watchdog = setTimeout(() => {
+    console.error(`benchmark overstayed its budget of ${Math.round(budgetMs(o) / 1000)} s: stopping`);
+    void Promise.all(started.map((t) => t.stop())).finally(() => process.exit(1));
+  }, budgetMs(o));
+  watchdog.unref();
+  const maxLifetimeMs = budgetMs(o) + 10_000;
+
+  let load: Record<string, LoadSummary> | undefined;
+  let sequential: Record<string, SequentialResult> | undefined;
+  let normalizer: NormalizerResult | undefined;
+  let memory: MemoryResult | undefined;
+
+  try {
+    if (o.sections.includes('load') || o.sections.includes('sequential')) {
+      const targets = await startLoadTargets(o, maxLifetimeMs, started);
+      const mock = targets.get(DIRECT);
+      if (mock === undefined) throw new Error('no mock');
+      await warmUp(o, targets);
+      if (o.sections.includes('sequential')) {
+        process.stderr.write(`sequential: ${o.samples} requests per target\n`);
+        const seq = await runSequential(
+          LOAD_TARGETS.flatMap((name) => {
+            const t = targets.get(name);
+            return t === undefined ? [] : [{ name, port: t.port }];
+          }),
+          { body: chatRequestBody(), samples: o.samples, warmup: o.warmup },
+        );
+        sequential = Object.fromEntries(seq);
+      }
+      if (o.sections.includes('load')) load = await loadSection(o, targets, mock);
+      await Promise.all(started.splice(0).map((t) => t.stop()));
+    }
+    if (o.sections.includes('normalizer')) {
+      process.stderr.write('normalizer micro-benchmark\n');
+      normalizer = await runNormalizerBench({ seconds: o.microS, rounds: 3, chunks: o.chunks, from: o.svirFrom });
+    }
+    if (o.sections.includes('memory')) {
+      process.stderr.write(`memory: one ${o.memoryBodyMb} MB image request\n`);
+      memory = await runMemoryBench({ bodyMb: o.memoryBodyMb, svirFrom: o.svirFrom, logLevel: o.logLevel });
+    }
+  } finally {
+    await Promise.all(started.map((t) => t.stop()));
+  }
+
+  const report = buildReport({
+    options: o,
+    ...(load === undefined ? {} : { load }),
+    ...(sequential === undefined ? {} : { sequential }),
+    ...(normalizer === undefined ? {} : { normalizer }),
+    ...(memory === undefined ? {} : { memory }),
+  });
+  console.log(formatReport(report));
+  const file = await writeReport(report, o.resultsDir);
+  console.log(`\nwritten: ${file} and ${join(o.resultsDir, 'latest.json')}`);
+  clearTimeout(watchdog);
+}
+
+await main();

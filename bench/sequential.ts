@@ -1,0 +1,99 @@
+/**
+ * Sequential requests over one keep-alive connection per target: time to the first byte of the
+ * response body and to its end, in milliseconds. Targets take turns request by request, so a
+ * drift of the machine touches every target alike.
+ */
+import { Agent, request } from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+export interface Timing {
+  ttfbMs: number;
+  totalMs: number;
+}
+
+export interface SequentialTarget {
+  name: string;
+  port: number;
+}
+
+export interface SequentialResult {
+  ttfbMedianMs: number;
+  totalMedianMs: number;
+  /** Responses that were not 200 or did not end with `data: [DONE]`. */
+  failures: number;
+  samples: number;
+}
+
+function once(agent: Agent, port: number, body: string): Promise<Timing & { ok: boolean }> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    let ttfb = -1;
+    let tail = '';
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/chat/completions',
+        agent,
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.on('data', (chunk: Buffer) => {
+          if (ttfb < 0) ttfb = performance.now() - start;
+          tail = (tail + chunk.toString('latin1')).slice(-32);
+        });
+        res.on('end', () => {
+          const totalMs = performance.now() - start;
+          resolve({ ttfbMs: ttfb < 0 ? totalMs : ttfb, totalMs, ok: res.statusCode === 200 && tail.endsWith('data: [DONE]\n\n') });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(10_000, () => req.destroy(new Error('sequential request timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+export async function runSequential(
+  targets: readonly SequentialTarget[],
+  options: { body: string; samples: number; warmup: number },
+): Promise<Map<string, SequentialResult>> {
+  const agents = new Map(targets.map((t) => [t.name, new Agent({ keepAlive: true, maxSockets: 1 })]));
+  const timings = new Map<string, Timing[]>(targets.map((t) => [t.name, []]));
+  const failures = new Map<string, number>(targets.map((t) => [t.name, 0]));
+  try {
+    for (let i = 0; i < options.warmup + options.samples; i++) {
+      // Rotate who goes first so that no target always follows the same one.
+      for (let k = 0; k < targets.length; k++) {
+        const target = targets[(i + k) % targets.length];
+        const agent = target === undefined ? undefined : agents.get(target.name);
+        if (target === undefined || agent === undefined) continue;
+        const timing = await once(agent, target.port, options.body);
+        if (!timing.ok) failures.set(target.name, (failures.get(target.name) ?? 0) + 1);
+        if (i >= options.warmup) timings.get(target.name)?.push(timing);
+      }
+    }
+  } finally {
+    for (const agent of agents.values()) agent.destroy();
+  }
+  const out = new Map<string, SequentialResult>();
+  for (const t of targets) {
+    const list = timings.get(t.name) ?? [];
+    out.set(t.name, {
+      ttfbMedianMs: median(list.map((x) => x.ttfbMs)),
+      totalMedianMs: median(list.map((x) => x.totalMs)),
+      failures: failures.get(t.name) ?? 0,
+      samples: list.length,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,36 @@
+/**
+ * The config file svir runs with in the benchmarks: one backend, the mock, of the type under
+ * test, every other setting at its default (log level aside). Concurrency is raised to above
+ * the load's connection count so that svir's per-backend queue (a deliberate limit in front of
+ * a real model server) does not throttle a mock that answers at once.
+ */
+import { configSchema, type ConfigInput } from '../src/config/schema.js';
+
+export const BENCH_MODEL = 'bench-model';
+
+type LogLevel = NonNullable<NonNullable<ConfigInput['server']>['logLevel']>;
+
+export function svirBenchConfig(options: {
+  backendType: 'openai' | 'llamacpp';
+  upstream: string;
+  logLevel: LogLevel;
+  port: number;
+}): ConfigInput {
+  const config: ConfigInput = {
+    server: { host: '127.0.0.1', port: options.port, logLevel: options.logLevel },
+    backends: [
+      {
+        name: 'mock',
+        type: options.backendType,
+        url: options.upstream,
+        models: [BENCH_MODEL],
+        vision: true,
+        maxConcurrent: 256,
+        maxQueue: 1024,
+      },
+    ],
+  };
+  // Refuse here, with zod's words, a config svir would refuse at start.
+  configSchema.parse(config);
+  return config;
+}

@@ -1,0 +1,171 @@
+/**
+ * Harness side of a server's child process: start it on a free loopback port (the mock or the
+ * pass-through through serve.ts, svir as its own CLI), wait until it answers, ask it for its own
+ * CPU time and memory (child-guard.mjs answers from inside), read its kernel peak RSS from
+ * outside, stop it.
+ */
+import { fork } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { ConfigInput } from '../src/config/schema.js';
+import { statsMessageSchema, type ProcessStats, type ServeSpec } from './ipc.js';
+import { listenOnLoopback } from './listen-on-loopback.js';
+import { svirBenchConfig } from './svir-config.js';
+
+export interface TargetProcess {
+  readonly name: string;
+  readonly port: number;
+  readonly pid: number;
+  stats(): Promise<ProcessStats>;
+  /** Kernel peak RSS (VmHWM) in bytes, read from outside: valid while the child is busy. */
+  peakRss(): Promise<number | undefined>;
+  /** Reset the kernel peak-RSS mark to the current RSS (Linux); false where refused. */
+  resetPeakRss(): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+export type Launch =
+  | { kind: 'serve'; spec: DistributiveOmit<ServeSpec, 'port'> }
+  | {
+      kind: 'svir';
+      backendType: 'openai' | 'llamacpp';
+      /** The backend's base URL (the mock's `/v1/` or `/llamacpp/v1/`). */
+      upstream: string;
+      /** `dist`: the built CLI, as users run it; `src`: the TypeScript CLI through tsx. */
+      source: 'dist' | 'src';
+      logLevel: NonNullable<NonNullable<ConfigInput['server']>['logLevel']>;
+    };
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+export interface SpawnOptions {
+  maxLifetimeMs: number;
+  /** Directory for `--cpu-prof` profiles of this child; none: no profiling. */
+  cpuProfDir?: string;
+}
+
+const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+const GUARD = here('./child-guard.mjs');
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  const port = await listenOnLoopback(server);
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function entryFor(name: string, launch: Launch, port: number): Promise<{ entry: string; args: string[]; tsx: boolean }> {
+  if (launch.kind === 'serve') {
+    const spec: ServeSpec = { ...launch.spec, port };
+    return { entry: here('./serve.ts'), args: [JSON.stringify(spec)], tsx: true };
+  }
+  const dir = await mkdtemp(join(tmpdir(), `svir-bench-${name}-`));
+  const configFile = join(dir, 'config.json');
+  const config = svirBenchConfig({ backendType: launch.backendType, upstream: launch.upstream, logLevel: launch.logLevel, port });
+  await writeFile(configFile, JSON.stringify(config, null, 2));
+  const entry = launch.source === 'dist' ? here('../dist/cli.js') : here('../src/cli.ts');
+  return { entry, args: ['--config', configFile, '--host', '127.0.0.1', '--port', String(port)], tsx: launch.source === 'src' };
+}
+
+export async function spawnTarget(name: string, launch: Launch, options: SpawnOptions): Promise<TargetProcess> {
+  const port = await freePort();
+  const { entry, args, tsx } = await entryFor(name, launch, port);
+  const execArgv = [...(tsx ? ['--import', 'tsx'] : []), '--import', GUARD];
+  if (options.cpuProfDir !== undefined) {
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`);
+  }
+  const child = fork(entry, args, {
+    execArgv,
+    env: { ...process.env, BENCH_MAX_LIFETIME_MS: String(options.maxLifetimeMs) },
+    // Log lines go nowhere, as a service's log would be shipped away; stderr is kept for failures.
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-4000);
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`${name}: did not start`);
+
+  // Ready when it answers GET /v1/models (the pass-through forwards it to the mock).
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${name} exited before it was ready (${child.exitCode ?? child.signalCode}):\n${stderr}`);
+    }
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/v1/models`);
+      await res.arrayBuffer();
+      if (res.ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name}: not ready after 30 s:\n${stderr}`);
+    }
+    await sleep(50);
+  }
+
+  let nextId = 0;
+  const pending = new Map<number, (stats: ProcessStats) => void>();
+  child.on('message', (raw) => {
+    const parsed = statsMessageSchema.safeParse(raw);
+    if (!parsed.success) return;
+    pending.get(parsed.data.id)?.(parsed.data.stats);
+    pending.delete(parsed.data.id);
+  });
+
+  return {
+    name,
+    port,
+    pid,
+    stats() {
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${name}: no stats answer`)), 10_000);
+        pending.set(id, (stats) => {
+          clearTimeout(timer);
+          resolve(stats);
+        });
+        child.send({ type: 'stats', id });
+      });
+    },
+    async peakRss() {
+      try {
+        const status = await readFile(`/proc/${pid}/status`, 'utf8');
+        const match = /^VmHWM:\s+(\d+) kB$/m.exec(status);
+        return match?.[1] === undefined ? undefined : Number(match[1]) * 1024;
+      } catch {
+        return undefined;
+      }
+    },
+    async resetPeakRss() {
+      try {
+        await writeFile(`/proc/${pid}/clear_refs`, '5');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    stop() {
+      return new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          resolve();
+          return;
+        }
+        const timer = setTimeout(() => child.kill('SIGKILL'), 8_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        if (child.connected) child.send({ type: 'exit' });
+        else child.kill('SIGTERM');
+      });
+    },
+  };
+}

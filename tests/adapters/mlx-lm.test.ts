@@ -36,7 +36,7 @@ describe('mlx-lm adapter: request', () => {
     const named = call({ tools: [weatherTool, lockerTool], tool_choice: { type: 'function', function: { name: 'open_locker' } } });
     expect(named.body.tools).toEqual([lockerTool]);
     expect(named.body).not.toHaveProperty('tool_choice');
-    expect(named.changes).toEqual(['tool_choice function "open_locker": only that tool offered, a call is not forced']);
+    expect(named.changes).toEqual(['tool_choice function "open_locker": only that tool offered (a call is not forced)']);
   });
 
   it('says that required cannot be kept', () => {

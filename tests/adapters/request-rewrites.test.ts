@@ -225,7 +225,7 @@ describe('tool_choice rewrites', () => {
     const out = run(namedToolChoiceOffersOnly, named);
     expect(out.body.tools).toEqual([lockerTool]);
     expect(out.body).not.toHaveProperty('tool_choice');
-    expect(out.changes).toEqual(['tool_choice function "open_locker": only that tool offered, a call is not forced']);
+    expect(out.changes).toEqual(['tool_choice function "open_locker": only that tool offered (a call is not forced)']);
   });
 
   it('refuses a named function the request does not declare', () => {

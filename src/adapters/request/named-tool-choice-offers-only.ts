@@ -15,6 +15,6 @@ export const namedToolChoiceOffersOnly: RequestRewrite = (draft, backend) => {
   delete body.tool_choice;
   return {
     body,
-    changes: [...draft.changes, `tool_choice function "${named.name}": only that tool offered, a call is not forced`],
+    changes: [...draft.changes, `tool_choice function "${named.name}": only that tool offered (a call is not forced)`],
   };
 };

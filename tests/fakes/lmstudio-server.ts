@@ -1,0 +1,117 @@
+/**
+ * A fake LM Studio (R§2.4, §2.6, §3.2, §3.5): takes `tool_choice` strings only and refuses the
+ * object form; takes `json_schema` and `text` only; holds the reasoning to the schema (the JSON
+ * arrives as reasoning_content unless `reasoning_effort` is `none`); accepts `required` without
+ * keeping it; sends `"\n\n"` as content after reasoning; reports a prompt over its context as
+ * an `event: error` with status 200; answers an unknown model with the loaded one.
+ */
+import type { ServerResponse } from 'node:http';
+import { startScriptedUpstream, type RecordedRequest, type ScriptedUpstream } from './scripted-upstream.js';
+import {
+  fakeChatBodySchema,
+  JSON_ANSWER,
+  modelAnswer,
+  pieces,
+  promptText,
+  sseData,
+  toolNames,
+  wantsUsage,
+  writeEventStream,
+  writeJson,
+  type FakeChatBody,
+} from './fake-model.js';
+
+export interface LmStudioOptions {
+  /** The loaded model: it answers every request, known id or not. */
+  loadedModel?: string;
+  /** Prompt characters that fit the loaded context. */
+  contextChars?: number;
+}
+
+export const LMS_CONTEXT_MESSAGE =
+  'The number of tokens to keep from the initial prompt is greater than the context length. Try to load the model with a larger context length, or provide a shorter input';
+
+function answer(body: FakeChatBody, res: ServerResponse, options: Required<LmStudioOptions>): void {
+  if (typeof body.tool_choice === 'object' && body.tool_choice !== null) {
+    writeJson(res, 400, { error: "Invalid tool_choice type: 'object'. Supported string values: none, auto, required" });
+    return;
+  }
+  const format = body.response_format?.type;
+  if (format !== undefined && format !== 'json_schema' && format !== 'text') {
+    writeJson(res, 400, { error: "'response_format.type' must be 'json_schema' or 'text'" });
+    return;
+  }
+  if (promptText(body).length > options.contextChars) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(`event: error\n${sseData({ error: { message: LMS_CONTEXT_MESSAGE }, message: LMS_CONTEXT_MESSAGE })}`);
+    return;
+  }
+  const model = options.loadedModel;
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
+    sseData({
+      id: 'chatcmpl-lms1',
+      object: 'chat.completion.chunk',
+      created: 1_760_000_500,
+      model,
+      system_fingerprint: model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    });
+  const reasoningOn = body.reasoning_effort !== 'none';
+  const events = [chunk({ role: 'assistant', content: '' })];
+  let finish = 'stop';
+  if (format === 'json_schema') {
+    // The schema holds the reasoning too: with reasoning on, the JSON is all reasoning.
+    for (const piece of pieces(JSON_ANSWER, 5)) events.push(chunk(reasoningOn ? { reasoning_content: piece } : { content: piece }));
+  } else {
+    // `none` is kept; `required` is accepted and not kept: the model does as with `auto`.
+    const offered = body.tool_choice === 'none' ? [] : toolNames(body);
+    const said = modelAnswer(body, { tools: offered });
+    if (reasoningOn) {
+      for (const piece of pieces(said.reasoning)) events.push(chunk({ reasoning_content: piece }));
+      events.push(chunk({ content: '\n\n' }));
+    }
+    if (said.call !== undefined) {
+      events.push(chunk({ tool_calls: [{ index: 0, id: '728104635', type: 'function', function: { name: said.call.name, arguments: '' } }] }));
+      events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: said.call.arguments } }] }));
+      finish = 'tool_calls';
+    } else {
+      for (const piece of pieces(said.text)) events.push(chunk({ content: piece }));
+    }
+  }
+  events.push(chunk({}, finish));
+  if (wantsUsage(body)) {
+    events.push(
+      sseData({ id: 'chatcmpl-lms1', object: 'chat.completion.chunk', created: 1_760_000_500, model, choices: [], usage: { prompt_tokens: 40, completion_tokens: 12, total_tokens: 52 } }),
+    );
+  }
+  events.push(sseData('[DONE]'));
+  writeEventStream(res, events);
+}
+
+export async function startLmStudioServer(options: LmStudioOptions = {}): Promise<ScriptedUpstream> {
+  const settings: Required<LmStudioOptions> = { loadedModel: 'qwen3.8-27b', contextChars: 4000, ...options };
+  const upstream = await startScriptedUpstream();
+  upstream.route('GET', '/v1/models', {
+    kind: 'body',
+    status: 200,
+    body: {
+      object: 'list',
+      data: [
+        { id: settings.loadedModel, object: 'model', owned_by: 'organization_owner' },
+        { id: 'text-embedding-nomic-embed-text-v1.5', object: 'model', owned_by: 'organization_owner' },
+      ],
+    },
+  });
+  upstream.chat({
+    kind: 'handler',
+    handle: (_req, res, recorded: RecordedRequest) => {
+      const body = fakeChatBodySchema.safeParse(recorded.body);
+      if (!body.success) {
+        writeJson(res, 400, { error: "'messages' field is required" });
+        return;
+      }
+      answer(body.data, res, settings);
+    },
+  });
+  return upstream;
+}

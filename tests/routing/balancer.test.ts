@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBalancer } from '../../src/balance/create-balancer.js';
+import { runWithFailover } from '../../src/balance/run-with-failover.js';
 import { shouldFailover } from '../../src/balance/should-failover.js';
 import { SvirError } from '../../src/errors.js';
 
@@ -78,5 +79,59 @@ describe('shouldFailover', () => {
     expect(shouldFailover(new SvirError('context_length_exceeded'), fresh)).toBe(false);
     expect(shouldFailover(new SvirError('invalid_request'), fresh)).toBe(false);
     expect(shouldFailover(new Error('client went away'), fresh)).toBe(false);
+  });
+});
+
+describe('runWithFailover', () => {
+  const unavailable = () => new SvirError('backend_unavailable', { backend: 'x' });
+
+  it('tries the next candidate once after a retryable failure before the first byte', async () => {
+    const tried: string[] = [];
+    const moves: string[] = [];
+    await runWithFailover(
+      ['a', 'b', 'c'],
+      async (name) => {
+        tried.push(name);
+        if (name === 'a') throw unavailable();
+      },
+      { clientCommitted: () => false, onFailover: (_err, from, to) => moves.push(`${from}->${to}`) },
+    );
+    expect(tried).toEqual(['a', 'b']);
+    expect(moves).toEqual(['a->b']);
+  });
+
+  it('gives up after the second attempt with its error', async () => {
+    const tried: string[] = [];
+    const second = new SvirError('upstream_error', { message: 'second' });
+    const outcome = runWithFailover(
+      ['a', 'b', 'c'],
+      async (name) => {
+        tried.push(name);
+        throw name === 'a' ? unavailable() : second;
+      },
+      { clientCommitted: () => false },
+    );
+    await expect(outcome).rejects.toBe(second);
+    expect(tried).toEqual(['a', 'b']);
+  });
+
+  it('does not retry once the client got a byte, nor a non-retryable failure', async () => {
+    const tried: string[] = [];
+    const run = (committed: boolean, error: SvirError) =>
+      runWithFailover(
+        ['a', 'b'],
+        async (name) => {
+          tried.push(name);
+          throw error;
+        },
+        { clientCommitted: () => committed },
+      );
+    await expect(run(true, unavailable())).rejects.toMatchObject({ code: 'backend_unavailable' });
+    await expect(run(false, new SvirError('context_length_exceeded'))).rejects.toMatchObject({ code: 'context_length_exceeded' });
+    expect(tried).toEqual(['a', 'a']);
+  });
+
+  it('refuses an empty candidate list', async () => {
+    await expect(runWithFailover([], async () => undefined, { clientCommitted: () => false })).rejects.toThrow('at least one');
   });
 });

@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+/**
+ * The `svir` program: `svir --config FILE [--host H] [--port P]` (or `SVIR_CONFIG=FILE`).
+ * Without a config it fronts the usual local ports. Prints where it listens and what each
+ * backend looks like, then serves until SIGTERM/SIGINT, when it shuts down gracefully.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { defaultConfig } from './config/default-config.js';
+import { ConfigError, loadConfig } from './config/load-config.js';
+import { configSchema, type Config } from './config/schema.js';
+import { collectSecrets, createLogger } from './logging.js';
+import { resolveApiKeys } from './auth/resolve-api-keys.js';
+import type { BackendStatus } from './router/create-model-registry.js';
+import { shutdownServer } from './shutdown-server.js';
+import { startServer, type StartedServer } from './start-server.js';
+
+const USAGE = `svir: one clean OpenAI Chat Completions API in front of local LLM servers
+
+Usage:
+  svir [--config FILE] [--host HOST] [--port PORT]
+
+Options:
+  -c, --config FILE   config file (YAML or JSON); also SVIR_CONFIG=FILE.
+                      Without one, svir fronts LM Studio (127.0.0.1:1234), llama.cpp (:8080)
+                      and vLLM (:8000), and discovers their models.
+      --host HOST     listen address (overrides server.host; default 127.0.0.1)
+  -p, --port PORT     listen port (overrides server.port; default 4000)
+  -h, --help          show this help
+  -v, --version       show the version
+
+Environment:
+  SVIR_CONFIG         config file when --config is not given
+  SVIR_API_KEYS       svir's own API keys, comma-separated (added to server.apiKeys)
+  \${NAME}             in the config file is replaced by the variable NAME
+
+Clients use http://HOST:PORT/v1 as their OpenAI base URL. See config/example.yaml for every key.
+`;
+
+function version(): string {
+  try {
+    const text = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && 'version' in parsed && typeof parsed.version === 'string') {
+      return parsed.version;
+    }
+  } catch {
+    // Not fatal: the version is only shown.
+  }
+  return 'unknown';
+}
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`svir: ${message}\n`);
+  process.exit(code);
+}
+
+function parsePort(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) > 65_535) fail(`--port must be a number from 0 to 65535, not "${text}"`, 2);
+  return Number(text);
+}
+
+async function readConfig(file: string | undefined): Promise<Config> {
+  if (file === undefined) return defaultConfig();
+  try {
+    return await loadConfig(file);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+}
+
+function describeBackend(status: BackendStatus): string {
+  const models = status.models.length === 1 ? '1 model' : `${status.models.length} models`;
+  const state = status.state === 'up' ? 'up  ' : 'down';
+  const detail =
+    status.state === 'up'
+      ? `${models}${status.modelsFrom === 'config' ? ' (configured)' : ''}`
+      : `${status.modelsFrom === 'config' ? `${models} configured; ` : ''}${(status.reason ?? 'not answering').replace(/^backend "[^"]*" /, '')}`;
+  return `    ${state}  ${status.name} (${status.type}) ${status.baseUrl}  ${detail}`;
+}
+
+function summary(started: StartedServer, source: string): string {
+  const lines = [
+    `svir ${version()} listening on ${started.url}`,
+    `  config: ${source}`,
+    `  backends:`,
+    ...started.backends.map(describeBackend),
+    started.apiKeyCount > 0
+      ? `  auth: clients send "Authorization: Bearer <key>" (${started.apiKeyCount} key${started.apiKeyCount === 1 ? '' : 's'})`
+      : `  auth: none (any API key works)`,
+    ``,
+    `  OpenAI base URL for clients: ${started.baseUrl}`,
+  ];
+  if (started.backends.every((b) => b.state !== 'up')) {
+    lines.push(`  (no backend answers yet: svir serves them as soon as they come up)`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        config: { type: 'string', short: 'c' },
+        host: { type: 'string' },
+        port: { type: 'string', short: 'p' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    fail(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`, 2);
+  }
+  if (values.help === true) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (values.version === true) {
+    process.stdout.write(`${version()}\n`);
+    return;
+  }
+
+  const file = values.config ?? (process.env.SVIR_CONFIG === '' ? undefined : process.env.SVIR_CONFIG);
+  const loaded = await readConfig(file);
+  // Overrides go through the schema again, so a bad --host is reported like a bad file.
+  const overridden = configSchema.safeParse({
+    ...loaded,
+    server: {
+      ...loaded.server,
+      ...(values.host === undefined ? {} : { host: values.host }),
+      ...(values.port === undefined ? {} : { port: parsePort(values.port) }),
+    },
+  });
+  if (!overridden.success) fail(`invalid --host or --port: ${overridden.error.message}`, 2);
+  const config = overridden.data;
+
+  const secrets = [...collectSecrets(config), ...resolveApiKeys(config.server.apiKeys, process.env)];
+  const logger = createLogger({ level: config.server.logLevel, secrets });
+  let started: StartedServer;
+  try {
+    started = await startServer(config, { logger });
+  } catch (err) {
+    logger.flush();
+    fail(err instanceof Error ? err.message : String(err));
+  }
+  const source = file ?? 'built-in default (LM Studio :1234, llama.cpp :8080, vLLM :8000)';
+  process.stderr.write(summary(started, source));
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      // A second signal: the user does not want to wait.
+      process.stderr.write(`svir: ${signal} again, exiting now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    const grace = config.server.shutdownGraceMs;
+    process.stderr.write(`svir: ${signal}, shutting down (open streams get ${grace} ms)\n`);
+    shutdownServer(started.app, grace)
+      .then(() => {
+        logger.flush();
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        process.stderr.write(`svir: shutdown failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  fail(err instanceof Error ? (err.stack ?? err.message) : String(err));
+});

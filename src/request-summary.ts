@@ -1,0 +1,87 @@
+/**
+ * What svir logs about each request, gathered while it runs and written as ONE line when the
+ * response closes: backend, model, status, time to first token, duration, finish reason,
+ * tokens. Never a header, a key or a message body.
+ */
+import type { CleanChunk } from './normalize/clean-chunk.js';
+import type { Usage } from './normalize/parts.js';
+import { SvirError } from './errors.js';
+
+export interface RequestSummary {
+  /** ms (the server's clock). */
+  startedAt: number;
+  model?: string;
+  backend?: string;
+  stream?: boolean;
+  /** When the first clean chunk (the first token) was ready, ms. */
+  firstChunkAt?: number;
+  finishReason?: string;
+  usage?: Usage;
+  changes?: string[];
+  retried?: boolean;
+  error?: { code: string; message: string; source: string };
+}
+
+const summaries = new WeakMap<object, RequestSummary>();
+
+/** Starts the summary of one request, keyed by any object that lives as long as it. */
+export function startSummary(key: object, now: number): RequestSummary {
+  const summary: RequestSummary = { startedAt: now };
+  summaries.set(key, summary);
+  return summary;
+}
+
+export function summaryOf(key: object): RequestSummary | undefined {
+  return summaries.get(key);
+}
+
+/** Reads what the log line needs out of a clean chunk on its way to the client. */
+export function observeChunk(summary: RequestSummary, chunk: CleanChunk, now: number): void {
+  summary.firstChunkAt ??= now;
+  if (chunk.usage !== undefined) summary.usage = chunk.usage;
+  const reason = chunk.choices[0]?.finish_reason;
+  if (reason !== undefined && reason !== null) summary.finishReason = reason;
+}
+
+export function recordError(summary: RequestSummary, err: unknown): void {
+  if (err instanceof SvirError) summary.error = { code: err.code, message: err.message, source: err.source };
+  else summary.error = { code: 'internal_error', message: err instanceof Error ? err.message : String(err), source: 'proxy' };
+}
+
+export interface SummaryLine {
+  status: number;
+  durationMs: number;
+  model?: string;
+  backend?: string;
+  stream?: boolean;
+  ttftMs?: number;
+  finishReason?: string;
+  tokens?: { prompt: number; completion: number; total: number; reasoning?: number; cached?: number };
+  changes?: string[];
+  retried?: boolean;
+  error?: { code: string; message: string; source: string };
+  clientClosed?: boolean;
+}
+
+/** The fields of the one log line. */
+export function summaryLine(summary: RequestSummary, status: number, now: number, clientClosed: boolean): SummaryLine {
+  const line: SummaryLine = { status, durationMs: now - summary.startedAt };
+  if (summary.model !== undefined) line.model = summary.model;
+  if (summary.backend !== undefined) line.backend = summary.backend;
+  if (summary.stream !== undefined) line.stream = summary.stream;
+  if (summary.firstChunkAt !== undefined) line.ttftMs = summary.firstChunkAt - summary.startedAt;
+  if (summary.finishReason !== undefined) line.finishReason = summary.finishReason;
+  if (summary.usage !== undefined) {
+    const usage = summary.usage;
+    line.tokens = { prompt: usage.prompt_tokens, completion: usage.completion_tokens, total: usage.total_tokens };
+    const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+    if (reasoning !== undefined) line.tokens.reasoning = reasoning;
+    const cached = usage.prompt_tokens_details?.cached_tokens;
+    if (cached !== undefined) line.tokens.cached = cached;
+  }
+  if (summary.changes !== undefined && summary.changes.length > 0) line.changes = summary.changes;
+  if (summary.retried === true) line.retried = true;
+  if (summary.error !== undefined) line.error = summary.error;
+  if (clientClosed) line.clientClosed = true;
+  return line;
+}

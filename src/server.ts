@@ -1,0 +1,206 @@
+/**
+ * buildServer(config, deps) → the Fastify instance: routes, the auth hook, one error shape for
+ * every failure (error handler, 404 handler, JSON parser), `x-request-id` on every answer and
+ * one log line per request. Logger, clock, ids, upstream pool, registry and adapters can be
+ * injected (tests, bench); by default they are the real ones.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Adapter } from './adapters/adapter.js';
+import { getAdapter as defaultGetAdapter } from './adapters/index.js';
+import { createActiveStreams, type ActiveStreams } from './active-streams.js';
+import { createAuthHook } from './auth/create-auth-hook.js';
+import { resolveApiKeys } from './auth/resolve-api-keys.js';
+import type { Env } from './config/load-config.js';
+import type { BackendType, Config } from './config/schema.js';
+import { SvirError, toErrorResponse } from './errors.js';
+import { collectSecrets, createLogger, type Logger } from './logging.js';
+import { recordError, startSummary, summaryLine, summaryOf } from './request-summary.js';
+import { createModelRegistry, type ModelRegistry } from './router/create-model-registry.js';
+import { registerChatCompletionsRoute } from './routes/chat-completions.js';
+import { registerModelsRoutes } from './routes/models.js';
+import { createUpstreamPool, type UpstreamPool } from './upstream/create-upstream-pool.js';
+import { fetchModelList } from './upstream/fetch-model-list.js';
+
+export type IdKind = 'completion' | 'call' | 'request';
+
+export interface ServerDeps {
+  /** A pino logger; by default one at `server.logLevel` on stdout, with every key redacted. */
+  logger?: Logger;
+  /** ms since the epoch. */
+  now?: () => number;
+  makeId?: (kind: IdKind) => string;
+  /** Where `SVIR_API_KEYS` is read from; process.env by default. */
+  env?: Env;
+  pool?: UpstreamPool;
+  registry?: ModelRegistry;
+  getAdapter?: (type: BackendType) => Adapter;
+}
+
+/** What the routes share, reachable as `app.svir` (shutdown, start-up summary, tests). */
+export interface SvirRuntime {
+  config: Config;
+  registry: ModelRegistry;
+  pool: UpstreamPool;
+  streams: ActiveStreams;
+  logger: Logger;
+  /** Set by shutdown: new requests are refused with 503. */
+  closing: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    svir: SvirRuntime;
+  }
+}
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+function randomAlphanumeric(length: number): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  // 62 symbols from a byte: the modulo bias is irrelevant for ids that only need to be unique.
+  for (const byte of bytes) out += ALPHANUMERIC[byte % ALPHANUMERIC.length];
+  return out;
+}
+
+/** Ids in the shapes OpenAI uses, so client code that looks at them is not surprised. */
+export function defaultMakeId(kind: IdKind): string {
+  if (kind === 'completion') return `chatcmpl-${randomAlphanumeric(29)}`;
+  if (kind === 'call') return `call_${randomAlphanumeric(24)}`;
+  return randomUUID();
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** JSON.parse's own words (with the position) for a body the JSON parser refused. */
+function syntaxErrorOf(body: string): string | undefined {
+  try {
+    JSON.parse(body);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : undefined;
+  }
+}
+
+function sendError(reply: FastifyReply, err: unknown): FastifyReply {
+  const response = toErrorResponse(err);
+  return reply.code(response.status).headers(response.headers).type('application/json; charset=utf-8').send(response.body);
+}
+
+/** How long discovery may take per backend, on top of the connect timeout. */
+const DISCOVERY_EXTRA_MS = 5_000;
+
+export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInstance {
+  const env = deps.env ?? process.env;
+  const apiKeys = resolveApiKeys(config.server.apiKeys, env);
+  const secrets = [...collectSecrets(config), ...apiKeys];
+  const logger = deps.logger ?? createLogger({ level: config.server.logLevel, secrets });
+  const now = deps.now ?? Date.now;
+  const makeId = deps.makeId ?? defaultMakeId;
+  const pool = deps.pool ?? createUpstreamPool();
+  const registry =
+    deps.registry ??
+    createModelRegistry(config, {
+      now,
+      listModels: (backend) =>
+        fetchModelList(pool.dispatcherFor(backend.config), backend, {
+          timeoutMs: backend.config.timeouts.connectMs + DISCOVERY_EXTRA_MS,
+        }),
+    });
+  const streams = createActiveStreams();
+
+  // Typed as Fastify's base logger so the instance is a plain FastifyInstance for the routes.
+  const loggerInstance: FastifyBaseLogger = logger;
+  const app = Fastify({
+    loggerInstance,
+    // One line per request is written by the hook below, with what svir knows about it.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.server.bodyLimitBytes,
+    genReqId: () => makeId('request'),
+    requestIdHeader: false,
+    // Shutdown answers late requests itself, in the one error shape.
+    return503OnClosing: false,
+  });
+  const runtime: SvirRuntime = { config, registry, pool, streams, logger, closing: false };
+  app.decorate('svir', runtime);
+
+  // Bad JSON is the client's 400 `invalid_json`, in the one shape; prototype poisoning is refused.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
+    const body = typeof raw === 'string' ? raw : raw.toString('utf8');
+    parseJson(request, body, (err, value) => {
+      if (err === null || err === undefined) {
+        done(null, value);
+        return;
+      }
+      const empty = body.trim().length === 0;
+      const reason = syntaxErrorOf(body) ?? (err instanceof Error ? err.message : String(err));
+      done(
+        new SvirError('invalid_json', {
+          message: empty ? 'The request body is empty.' : `The request body is not valid JSON: ${reason}`,
+        }),
+        undefined,
+      );
+    });
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const summary = startSummary(request, now());
+    reply.header('x-request-id', request.id);
+    reply.raw.once('close', () => {
+      const raw = reply.raw;
+      const line = summaryLine(summary, raw.statusCode, now(), !raw.writableFinished);
+      const fields = { method: request.method, path: pathOf(request.url), ...line };
+      if (raw.statusCode >= 500 || summary.error?.code === 'internal_error') request.log.warn(fields, 'request');
+      else request.log.info(fields, 'request');
+    });
+    if (runtime.closing) {
+      reply.header('connection', 'close');
+      throw new SvirError('backend_unavailable', { message: 'svir is shutting down.', retryAfter: 1 });
+    }
+  });
+  app.addHook('onRequest', createAuthHook(apiKeys));
+
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const summary = summaryOf(request);
+    if (summary !== undefined && summary.error === undefined) recordError(summary, err);
+    if (toErrorResponse(err).body.error.code === 'internal_error') request.log.error({ err }, 'svir failed unexpectedly');
+    return sendError(reply, err);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = pathOf(request.url);
+    const otherMethod = ['GET', 'POST'].some(
+      (method) => method !== request.method && app.hasRoute({ url: path, method }),
+    );
+    const error = otherMethod
+      ? new SvirError('method_not_allowed', { message: `${request.method} is not allowed on ${path}.` })
+      : new SvirError('not_found', { message: `No route for ${request.method} ${path}.` });
+    const summary = summaryOf(request);
+    if (summary !== undefined) recordError(summary, error);
+    return sendError(reply, error);
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  registerModelsRoutes(app, { registry });
+  registerChatCompletionsRoute(app, {
+    config,
+    registry,
+    pool,
+    getAdapter: deps.getAdapter ?? defaultGetAdapter,
+    makeId: (kind) => makeId(kind),
+    now,
+    streams,
+    secrets,
+  });
+
+  app.addHook('onClose', async () => {
+    await pool.close();
+  });
+  return app;
+}

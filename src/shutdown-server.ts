@@ -1,0 +1,27 @@
+/**
+ * Graceful shutdown: stop accepting, let open streams finish for `graceMs`, then end the ones
+ * still open (each gets one error event, so its client knows the answer is partial) and close.
+ */
+import type { FastifyInstance } from 'fastify';
+import { SvirError } from './errors.js';
+
+/** Time for the error events of ended streams to reach their clients before sockets close. */
+const FLUSH_MS = 250;
+
+export async function shutdownServer(app: FastifyInstance, graceMs: number): Promise<void> {
+  app.svir.closing = true;
+  const closed = app.close();
+  let flushTimer: NodeJS.Timeout | undefined;
+  const graceTimer = setTimeout(() => {
+    app.svir.streams.abortAll(
+      new SvirError('backend_unavailable', { message: 'svir is shutting down; the answer was cut short.', retryAfter: 1 }),
+    );
+    flushTimer = setTimeout(() => app.server.closeAllConnections(), FLUSH_MS);
+  }, graceMs);
+  try {
+    await closed;
+  } finally {
+    clearTimeout(graceTimer);
+    if (flushTimer !== undefined) clearTimeout(flushTimer);
+  }
+}

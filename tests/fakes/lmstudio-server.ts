@@ -26,6 +26,11 @@ export interface LmStudioOptions {
   loadedModel?: string;
   /** Prompt characters that fit the loaded context. */
   contextChars?: number;
+  /**
+   * The schema holds the reasoning even at `reasoning_effort: "none"` (a model whose template
+   * reasons regardless): the JSON still arrives as reasoning_content.
+   */
+  schemaReasoningAlways?: boolean;
 }
 
 export const LMS_CONTEXT_MESSAGE =
@@ -56,7 +61,7 @@ function answer(body: FakeChatBody, res: ServerResponse, options: Required<LmStu
       system_fingerprint: model,
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     });
-  const reasoningOn = body.reasoning_effort !== 'none';
+  const reasoningOn = body.reasoning_effort !== 'none' || (format === 'json_schema' && options.schemaReasoningAlways);
   const events = [chunk({ role: 'assistant', content: '' })];
   let finish = 'stop';
   if (format === 'json_schema') {
@@ -89,7 +94,7 @@ function answer(body: FakeChatBody, res: ServerResponse, options: Required<LmStu
 }
 
 export async function startLmStudioServer(options: LmStudioOptions = {}): Promise<ScriptedUpstream> {
-  const settings: Required<LmStudioOptions> = { loadedModel: 'qwen3.8-27b', contextChars: 4000, ...options };
+  const settings: Required<LmStudioOptions> = { loadedModel: 'qwen3.8-27b', contextChars: 4000, schemaReasoningAlways: false, ...options };
   const upstream = await startScriptedUpstream();
   upstream.route('GET', '/v1/models', {
     kind: 'body',

@@ -56,11 +56,9 @@ export async function fetchModelList(
     }
     throw mapTransportError(err, name, 'request');
   }
-  const text = await readBoundedBody(response.body, {
-    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
-    timeoutMs: options.timeoutMs,
-  });
   if (response.statusCode < 200 || response.statusCode > 299) {
+    // Only the status is used: an error body (which a server may stall on 401/403) is not read.
+    response.body.destroy();
     const code = response.statusCode === 401 || response.statusCode === 403 ? 'upstream_auth_failed' : 'upstream_error';
     throw new SvirError(code, {
       source: 'upstream',
@@ -68,6 +66,10 @@ export async function fetchModelList(
       message: `backend "${name}" answered GET /v1/models with HTTP ${response.statusCode}.`,
     });
   }
+  const text = await readBoundedBody(response.body, {
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    timeoutMs: options.timeoutMs,
+  });
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -9,7 +9,7 @@ import { request, type Dispatcher } from 'undici';
 import type { Adapter, BackendInfo, UpstreamCall } from '../adapters/adapter.js';
 import { SvirError } from '../errors.js';
 import { mapTransportError } from './map-transport-error.js';
-import { AUTH_ERROR_BODY_LIMITS, ERROR_BODY_LIMITS, readBoundedBody } from './read-bounded-body.js';
+import { ERROR_BODY_LIMITS, readBoundedBody } from './read-bounded-body.js';
 
 export type UpstreamBody = Dispatcher.ResponseData['body'];
 
@@ -73,8 +73,11 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
     const status = response.statusCode;
 
     if (status < 200 || status > 299) {
+      // 401/403: the status says it all, and the server's words are never shown (they may quote
+      // the key), so a body the server may stall (R§5) is dropped unread.
       const auth = status === 401 || status === 403;
-      const text = await readBoundedBody(response.body, auth ? AUTH_ERROR_BODY_LIMITS : ERROR_BODY_LIMITS);
+      if (auth) response.body.destroy();
+      const text = auth ? '' : await readBoundedBody(response.body, ERROR_BODY_LIMITS);
       if (args.signal.aborted) throw args.signal.reason;
       const retryAfter = headerValue(response.headers['retry-after']);
       const error = args.adapter.readError(status, text, {

@@ -1,0 +1,126 @@
+/**
+ * svir in front of fake vLLM servers (with and without their parsers): the client gets the
+ * clean dialect, and each request reached the server in the form it keeps (R§2.4, §2.5, §3.2,
+ * §3.3, §4, §5).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockerTool } from '../adapters/chat.js';
+import type { ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { startVllmServer } from '../fakes/vllm-server.js';
+import { changesOf, expectErrorAnswer, readCleanStream, received, startSvir, type SvirRig } from './backends-rig.js';
+
+let parsers: ScriptedUpstream;
+let bare: ScriptedUpstream;
+let svir: SvirRig;
+
+beforeAll(async () => {
+  parsers = await startVllmServer({ maxModelLen: 4000 });
+  bare = await startVllmServer({ toolParser: false, reasoningParser: false });
+  svir = await startSvir([
+    { name: 'vl', type: 'vllm', upstream: parsers, models: ['qwen3.8'] },
+    // Without --reasoning-parser, Qwen3.8's template opens <think> itself.
+    { name: 'vl-bare', type: 'vllm', upstream: bare, models: ['qwen3.8-bare'], reasoningTags: 'open' },
+  ]);
+});
+afterAll(async () => {
+  await svir.close();
+  await parsers.close();
+  await bare.close();
+});
+
+const count = (upstream: ScriptedUpstream): number => upstream.requestsTo('POST', '/v1/chat/completions').length;
+
+describe('vLLM through svir', () => {
+  it('retries an effort its template refuses once, with the nearest supported value, and says so', async () => {
+    const before = count(parsers);
+    const answer = await svir.chat({ model: 'qwen3.8', stream: true, reasoning_effort: 'high', messages: [{ role: 'user', content: 'Count to five' }] });
+    const clean = readCleanStream(answer, 'qwen3.8');
+    expect(clean.content).toBe('One, two, three, four, five.');
+    expect(count(parsers)).toBe(before + 2);
+    expect(received(parsers, before).reasoning_effort).toBe('high');
+    expect(received(parsers, before + 1).reasoning_effort).toBe('xhigh');
+    expect(changesOf(answer)).toEqual(['reasoning_effort "high" refused by the template: retried with "xhigh"']);
+  });
+
+  it('reads `reasoning`, drops prompt_token_ids and token_ids, and keeps its reasoning tokens in usage', async () => {
+    const answer = await svir.chat({ model: 'qwen3.8', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Say hello' }] });
+    const clean = readCleanStream(answer, 'qwen3.8');
+    expect(clean.reasoning).toBe('A greeting is enough.');
+    expect(answer.text).not.toContain('token_ids');
+    expect(answer.text).not.toContain('prompt_text');
+    expect(clean.usage?.completion_tokens_details).toEqual({ reasoning_tokens: 9 });
+  });
+
+  it('finishes a named call it ends with stop as tool_calls', async () => {
+    const before = count(parsers);
+    const answer = await svir.chat({
+      model: 'qwen3.8',
+      stream: true,
+      messages: [{ role: 'user', content: 'Say hello' }],
+      tools: [lockerTool],
+      tool_choice: { type: 'function', function: { name: 'open_locker' } },
+    });
+    const clean = readCleanStream(answer, 'qwen3.8');
+    expect(clean.toolCalls).toEqual([{ id: 'chatcmpl-tool-9d2e', name: 'open_locker', arguments: '{"number":4}' }]);
+    expect(clean.finish).toBe('tool_calls');
+    expect(received(parsers, before).tool_choice).toEqual({ type: 'function', function: { name: 'open_locker' } });
+  });
+
+  it('sends reasoning back as `reasoning`', async () => {
+    const before = count(parsers);
+    await svir.chat({
+      model: 'qwen3.8',
+      messages: [
+        { role: 'user', content: 'Say hello' },
+        { role: 'assistant', content: 'Hello!', reasoning_content: 'A greeting is enough.' },
+        { role: 'user', content: 'Again' },
+      ],
+    });
+    expect(received(parsers, before).messages).toEqual([
+      { role: 'user', content: 'Say hello' },
+      { role: 'assistant', content: 'Hello!', reasoning: 'A greeting is enough.' },
+      { role: 'user', content: 'Again' },
+    ]);
+  });
+
+  it('reads its input_tokens overflow as context_length_exceeded, and a max_tokens refusal as a parameter error', async () => {
+    const overflow = expectErrorAnswer(await svir.chat({ model: 'qwen3.8', messages: [{ role: 'user', content: 'x'.repeat(4100) }] }), 400, 'context_length_exceeded');
+    expect(overflow.message).toContain("maximum context length is 4000 tokens");
+    const param = expectErrorAnswer(await svir.chat({ model: 'qwen3.8', max_tokens: 300000, messages: [{ role: 'user', content: 'hi' }] }), 400, 'invalid_request');
+    expect(param.param).toBe('max_tokens');
+  });
+
+  it('without a reasoning parser: reasoning up to </think> is reasoning, not answer, and is not sent back', async () => {
+    const answer = await svir.chat({ model: 'qwen3.8-bare', stream: true, messages: [{ role: 'user', content: 'Count to five' }] });
+    const clean = readCleanStream(answer, 'qwen3.8-bare');
+    expect(clean.reasoning.trim()).toBe('The user wants me to count from one to five.');
+    expect(clean.content.trim()).toBe('One, two, three, four, five.');
+    expect(clean.content).not.toContain('think>');
+    const before = count(bare);
+    const next = await svir.chat({
+      model: 'qwen3.8-bare',
+      messages: [
+        { role: 'user', content: 'Count to five' },
+        { role: 'assistant', content: clean.content, reasoning_content: clean.reasoning },
+        { role: 'user', content: 'Again' },
+      ],
+    });
+    expect(received(bare, before).messages).toEqual([
+      { role: 'user', content: 'Count to five' },
+      { role: 'assistant', content: clean.content },
+      { role: 'user', content: 'Again' },
+    ]);
+    expect(changesOf(next)).toEqual(['reasoning in assistant turns not sent (its reasoning arrives in think tags)']);
+  });
+
+  it('without a tool-call parser: its refusal of tools reaches the client as a 400 about the request', async () => {
+    const error = expectErrorAnswer(
+      await svir.chat({ model: 'qwen3.8-bare', messages: [{ role: 'user', content: 'Open locker 4' }], tools: [lockerTool] }),
+      400,
+      'invalid_request',
+    );
+    expect(error.message).toContain('--tool-call-parser');
+    const none = await svir.chat({ model: 'qwen3.8-bare', stream: true, messages: [{ role: 'user', content: 'Open locker 4' }], tools: [lockerTool], tool_choice: 'none' });
+    expect(readCleanStream(none, 'qwen3.8-bare').toolCalls).toEqual([]);
+  });
+});

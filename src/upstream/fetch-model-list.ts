@@ -58,6 +58,8 @@ export async function fetchModelList(
   }
   if (response.statusCode < 200 || response.statusCode > 299) {
     // Only the status is used: an error body (which a server may stall on 401/403) is not read.
+    // undici reports an unread body destroyed as an abort error, which nobody waits for.
+    response.body.on('error', () => undefined);
     response.body.destroy();
     const code = response.statusCode === 401 || response.statusCode === 403 ? 'upstream_auth_failed' : 'upstream_error';
     throw new SvirError(code, {

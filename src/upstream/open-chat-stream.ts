@@ -36,6 +36,15 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * Closes a body svir will not read. undici reports an unread body destroyed as an abort error,
+ * which nobody waits for: without a listener it would be an uncaught exception.
+ */
+function discardBody(body: UpstreamBody): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 function withStream(body: Record<string, unknown>): Record<string, unknown> {
   // The adapters already ask for a stream; this only guards the one rule the loop relies on.
   return body.stream === true ? body : { ...body, stream: true };
@@ -76,7 +85,7 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
       // 401/403: the status says it all, and the server's words are never shown (they may quote
       // the key), so a body the server may stall (R§5) is dropped unread.
       const auth = status === 401 || status === 403;
-      if (auth) response.body.destroy();
+      if (auth) discardBody(response.body);
       const text = auth ? '' : await readBoundedBody(response.body, ERROR_BODY_LIMITS);
       if (args.signal.aborted) throw args.signal.reason;
       const retryAfter = headerValue(response.headers['retry-after']);
@@ -95,7 +104,7 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
 
     const contentType = headerValue(response.headers['content-type']) ?? '';
     if (!/^\s*text\/event-stream\b/i.test(contentType)) {
-      response.body.destroy();
+      discardBody(response.body);
       const what = contentType === '' ? 'no content type' : `content type "${contentType.slice(0, 100)}"`;
       throw new SvirError('upstream_error', {
         source: 'upstream',

@@ -178,6 +178,39 @@ describe('a client never sees a 401 that was not about its own key', () => {
   });
 });
 
+describe('answers that are not an event stream', () => {
+  it.each([false, true])('a 200 JSON answer is an InternalServerError 502 upstream_error (stream: %s)', async (stream) => {
+    script('mlx-lm', { kind: 'body', status: 200, body: { id: 'x', object: 'chat.completion', choices: [] } });
+    const err = await failureOf(ask('mlx-lm', stream));
+    expect(err).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(err.status).toBe(502);
+    expect(err.code).toBe('upstream_error');
+    expect(err.message).toContain('backend "mlx-lm"');
+    expect(err.headers?.get('x-svir-error-source')).toBe('upstream');
+  });
+
+  it('a backend nothing listens on is a 503 backend_unavailable naming it', async () => {
+    const closed = await startScriptedUpstream();
+    const port = new URL(closed.url).port;
+    await closed.close();
+    const config = configSchema.parse({
+      server: { host: '127.0.0.1', port: 0 },
+      backends: [{ name: 'gone', type: 'vllm', url: `http://127.0.0.1:${port}/v1`, models: ['m'] }],
+    });
+    const lone = buildServer(config, { logger: createLogger({ level: 'silent', secrets: [] }), env: {} });
+    try {
+      const response = await lone.inject({ method: 'POST', url: '/v1/chat/completions', payload: { model: 'm', messages: hello } });
+      expect(response.statusCode).toBe(503);
+      expect(response.headers['x-svir-error-source']).toBe('upstream');
+      expect(response.headers['retry-after']).toBeDefined();
+      expect(response.json()).toMatchObject({ error: { code: 'backend_unavailable', type: 'service_unavailable' } });
+      expect(response.json().error.message).toContain('backend "gone"');
+    } finally {
+      await lone.close();
+    }
+  });
+});
+
 describe('errors after the stream started', () => {
   const contentChunk = JSON.stringify({
     id: 'up-1',

@@ -120,8 +120,10 @@ export class ToolCallAssembler {
   }
 
   private start(call: Call, sink: ToolCallSink): void {
-    let id = call.id;
-    while (id.length === 0 || this.usedIds.has(id)) id = this.makeCallId();
+    let id = call.id.length > 0 && !this.usedIds.has(call.id) ? call.id : this.makeCallId();
+    // An id maker that repeats itself must not loop: number its id until it is new.
+    const base = id.length > 0 ? id : 'call';
+    for (let n = 2; id.length === 0 || this.usedIds.has(id); n++) id = `${base}_${n}`;
     call.id = id;
     this.usedIds.add(id);
     call.started = true;

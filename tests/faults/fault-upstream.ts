@@ -53,6 +53,12 @@ export interface Fault {
    * (default 2: the role chunk and the first piece of content, so the client has a chunk).
    */
   afterEvents?: number;
+  /**
+   * For the phases after the first event: the fault waits for this first. A reset makes the
+   * kernel drop what the peer had not read yet, so a test that needs the chunks before the
+   * fault to arrive opens this gate once its client has seen them.
+   */
+  waitFor?: Promise<unknown>;
 }
 
 export interface Script {
@@ -361,8 +367,10 @@ export async function startFaultUpstream(options: FaultUpstreamOptions = {}): Pr
       if (fault !== undefined && sent === faultAt) {
         if (fault.phase === 'mid-chunk') {
           if (!(await write(record, res, socket, frame.slice(0, Math.floor(frame.length / 2))))) return;
+          await fault.waitFor;
           await streamFault(record, res, socket, fault.kind, 'mid-line');
         } else {
+          await fault.waitFor;
           await streamFault(record, res, socket, fault.kind, 'line-start');
         }
         return;
@@ -374,6 +382,7 @@ export async function startFaultUpstream(options: FaultUpstreamOptions = {}): Pr
     }
     if (fault !== undefined) {
       // after-finish, or a script with fewer events than afterEvents: the fault replaces [DONE].
+      await fault.waitFor;
       await streamFault(record, res, socket, fault.kind, 'line-start');
       return;
     }

@@ -1,0 +1,189 @@
+/**
+ * Every upstream fault at every phase where it can happen, through svir end to end, streamed
+ * and not. For each: the client gets the right status (nothing was sent yet) or exactly one
+ * error event and no [DONE] (the stream had started); the upstream connection is closed; and
+ * svir answers the next request. After the suite, no timer, socket or listener is left behind.
+ */
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  FAULT_KINDS,
+  FAULT_PHASES,
+  faultApplies,
+  helloScript,
+  startFaultUpstream,
+  type FaultKind,
+  type FaultPhase,
+  type FaultUpstream,
+} from './fault-upstream.js';
+import { parseCleanStream, readErrorBody } from './parse-clean-stream.js';
+import { resourceSnapshot, waitForResourcesBack, type ResourceSnapshot } from './resource-snapshot.js';
+import { startSvir, type RunningSvir } from './start-svir.js';
+
+/** A bound on an event (the connection closes), not a speed: generous on a loaded machine. */
+const CLOSE_BOUND_MS = 3_000;
+
+let baseline: ResourceSnapshot;
+let upstream: FaultUpstream;
+let svir: RunningSvir;
+let agent: Agent;
+
+beforeAll(async () => {
+  baseline = resourceSnapshot();
+  upstream = await startFaultUpstream({ models: ['fault-model'] });
+  svir = await startSvir({
+    server: { keepaliveMs: 0 },
+    backends: [
+      {
+        name: 'faulty',
+        type: 'openai',
+        url: upstream.url,
+        models: ['fault-model'],
+        timeouts: { connectMs: 1_000, firstTokenMs: 300, idleMs: 300 },
+      },
+    ],
+  });
+  agent = new Agent();
+});
+
+afterAll(async () => {
+  // Idempotent: the last test closes everything itself to count what is left.
+  await agent.close().catch(() => undefined);
+  await svir.close().catch(() => undefined);
+  await upstream.close().catch(() => undefined);
+});
+
+interface Expected {
+  /** Whether svir had sent its headers and a chunk before the fault. */
+  inStream: boolean;
+  codes: string[];
+}
+
+/** What the client must see for a fault at a phase. */
+function expectedFor(kind: FaultKind, phase: FaultPhase, stream: boolean): Expected {
+  // Headers wait for the first upstream chunk: until one came, the failure is a real status.
+  const inStream = stream && (phase === 'mid-chunk' || phase === 'between-chunks' || phase === 'after-finish');
+  if (kind === 'stall') return { inStream, codes: ['upstream_timeout'] };
+  // Garbage that happens to be lines of unknown SSE fields is ignored, as SSE says; then the
+  // stream stalls and the idle limit fires. Either way the client hears of it once.
+  if (kind === 'garbage') return { inStream, codes: ['upstream_error', 'upstream_timeout'] };
+  return { inStream, codes: ['upstream_error'] };
+}
+
+/** Faults where the fake sends a whole, well-framed HTTP answer (an error or a non-stream body). */
+function completeExchange(kind: FaultKind, phase: FaultPhase): boolean {
+  return phase === 'before-headers' && (kind === 'not-json' || kind === 'wrong-content-type' || kind === 'redirect');
+}
+
+const STATUS_OF: Record<string, number> = { upstream_error: 502, upstream_timeout: 504 };
+
+async function chat(
+  stream: boolean,
+  onFirstBytes: () => void = () => undefined,
+): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+  const response = await request(`${svir.url}/v1/chat/completions`, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'fault-model', messages: [{ role: 'user', content: 'hi' }], stream }),
+  });
+  const pieces: Buffer[] = [];
+  for await (const piece of response.body) {
+    if (pieces.length === 0) onFirstBytes();
+    pieces.push(Buffer.isBuffer(piece) ? piece : Buffer.from(piece));
+  }
+  return { status: response.statusCode, headers: response.headers, text: Buffer.concat(pieces).toString('utf8') };
+}
+
+/**
+ * Opens when the client has its first bytes (or after a bound, so a svir that sends nothing
+ * fails the assertions instead of hanging): the fault comes after what the client must keep.
+ */
+function firstBytesGate(): { gate: Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, CLOSE_BOUND_MS);
+    open = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+  return { gate, open };
+}
+
+async function expectServing(stream: boolean): Promise<void> {
+  upstream.enqueue(helloScript());
+  const answer = await chat(stream);
+  expect(answer.status).toBe(200);
+  if (stream) {
+    const parsed = parseCleanStream(answer.text);
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.content).toBe('Hello world!');
+    expect(parsed.doneLast).toBe(true);
+  } else {
+    expect(answer.text).toContain('Hello world!');
+  }
+}
+
+const cases = FAULT_KINDS.flatMap((kind) =>
+  FAULT_PHASES.filter((phase) => faultApplies(kind, phase)).flatMap((phase) =>
+    [true, false].map((stream) => ({ kind, phase, stream })),
+  ),
+);
+
+describe('upstream faults through svir', () => {
+  it.each(cases)('$kind at $phase (stream: $stream)', async ({ kind, phase, stream }) => {
+    const expected = expectedFor(kind, phase, stream);
+    const { gate, open } = firstBytesGate();
+    upstream.enqueue({ ...helloScript(), fault: expected.inStream ? { kind, phase, waitFor: gate } : { kind, phase } });
+    const before = upstream.requests.length;
+    const answer = await chat(stream, open);
+    open();
+    const record = upstream.requests[before];
+    expect(record, 'the fault upstream saw the request').toBeDefined();
+
+    if (expected.inStream) {
+      expect(answer.status).toBe(200);
+      const parsed = parseCleanStream(answer.text);
+      expect(parsed.errors, answer.text.slice(-400)).toHaveLength(1);
+      expect(expected.codes).toContain(parsed.errors[0]?.code);
+      expect(parsed.done).toBe(false);
+      expect(parsed.framesAfterError).toBe(0);
+      expect(parsed.malformed).toEqual([]);
+      expect(parsed.unterminated).toBe(false);
+      // What came before the fault arrived intact.
+      expect(parsed.content.startsWith('Hello')).toBe(true);
+    } else {
+      const error = readErrorBody(answer.text);
+      expect(error, answer.text.slice(0, 400)).toBeDefined();
+      expect(expected.codes).toContain(error?.code);
+      expect(answer.status).toBe(STATUS_OF[error?.code ?? '']);
+      expect(answer.headers['x-svir-error-source']).toBe('upstream');
+      // The upstream's own words and bytes stay out of the answer.
+      expect(answer.text).not.toContain('<html>');
+      expect(answer.text).not.toContain('not a stream');
+    }
+
+    // A redirect is never followed.
+    expect(upstream.requests.some((seen) => seen.path.startsWith('/redirected'))).toBe(false);
+    if (completeExchange(kind, phase)) {
+      // The upstream answered a whole HTTP message: its connection may go back to the pool.
+      // Released means closed, or idle and taken by the next request.
+      await expectServing(stream);
+      const reused = upstream.requests.slice(before + 1).some((later) => later.socket === record!.socket);
+      expect(reused || record!.socket.closedAt !== undefined, 'the connection is closed or reused').toBe(true);
+    } else {
+      // Cut, stalled or unreadable: the upstream connection must be closed, by the fake or by svir.
+      expect(await upstream.waitForSocketClose(record!.socket, CLOSE_BOUND_MS)).toBeTypeOf('number');
+      await expectServing(stream);
+    }
+  });
+
+  it('leaves no timer, socket or listener behind', async () => {
+    await agent.close();
+    await svir.close();
+    await upstream.close();
+    const left = await waitForResourcesBack(baseline);
+    expect(left).toEqual({});
+  });
+});

@@ -130,7 +130,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
 
   // Bad JSON is the client's 400 `invalid_json`, in the one shape; prototype poisoning is refused.
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  // Only JSON is a request body here: anything else (text/plain included) is 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
     const body = typeof raw === 'string' ? raw : raw.toString('utf8');
     parseJson(request, body, (err, value) => {

@@ -1,0 +1,333 @@
+import { describe, expect, it } from 'vitest';
+import type { StreamContext } from '../../src/adapters/adapter.js';
+import { SvirError } from '../../src/errors.js';
+import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
+import { createNormalizer, type NormalizerStep } from '../../src/normalize/normalizer.js';
+import type { Part } from '../../src/normalize/parts.js';
+import { expectCleanStream } from '../helpers/expect-clean-stream.js';
+import { fixtureContext, fixtureDeps } from '../helpers/replay-fixture.js';
+
+interface Run {
+  steps: NormalizerStep[];
+  chunks: CleanChunk[];
+  /** Deltas of the choice chunks, in order. */
+  deltas: Record<string, unknown>[];
+  finish: string | null | undefined;
+  last: NormalizerStep;
+}
+
+/** Pushes each event's parts, then `done` unless told otherwise; collects everything. */
+function run(events: Part[][], ctx: Partial<StreamContext> = {}, options: { end?: 'done' | 'cut' | 'none' } = {}): Run {
+  const normalizer = createNormalizer(fixtureContext(ctx), fixtureDeps());
+  const steps = events.map((parts) => normalizer.push(parts));
+  const ending = options.end ?? 'done';
+  if (ending === 'done') steps.push(normalizer.push([{ kind: 'done' }]));
+  if (ending === 'cut') steps.push(normalizer.end());
+  const chunks = steps.flatMap((step) => step.chunks);
+  const choiceChunks = chunks.filter((chunk) => chunk.choices.length > 0);
+  const last = steps[steps.length - 1] ?? { chunks: [], done: false };
+  return {
+    steps,
+    chunks,
+    deltas: choiceChunks.map((chunk) => chunk.choices[0]?.delta ?? {}),
+    finish: choiceChunks[choiceChunks.length - 1]?.choices[0]?.finish_reason,
+    last,
+  };
+}
+
+const content = (text: string): Part => ({ kind: 'content', text });
+const reasoning = (text: string): Part => ({ kind: 'reasoning', text });
+const finish = (reason: string): Part => ({ kind: 'finish', reason });
+
+describe('normalizer: identity', () => {
+  it('keeps the first upstream id and created for the whole stream', () => {
+    const { chunks } = run([
+      [{ kind: 'meta', id: 'up-1', created: 1234 }, content('a')],
+      [{ kind: 'meta', id: 'up-2', created: 9999 }, content('b')],
+      [finish('stop')],
+    ]);
+    expect(chunks.map((chunk) => [chunk.id, chunk.created])).toEqual([
+      ['up-1', 1234],
+      ['up-1', 1234],
+      ['up-1', 1234],
+    ]);
+  });
+
+  it('takes identity seen before the first chunk even from an event that sent nothing', () => {
+    const { chunks } = run([[{ kind: 'meta', created: 77 }], [{ kind: 'meta', id: 'late' }, content('x')]]);
+    expect(chunks[0]).toMatchObject({ id: 'late', created: 77 });
+  });
+
+  it('makes id and created when the upstream gave none, or gave them empty', () => {
+    const { chunks } = run([[{ kind: 'meta', id: '', created: 0 }, content('a')]]);
+    expect(chunks[0]).toMatchObject({ id: 'chatcmpl-svir-1', created: 1_750_000_000 });
+    expect(new Set(chunks.map((chunk) => chunk.id))).toEqual(new Set(['chatcmpl-svir-1']));
+  });
+
+  it('does not change identity once a chunk went out', () => {
+    const { chunks } = run([[content('a')], [{ kind: 'meta', id: 'too-late', created: 5 }, content('b')]]);
+    expect(chunks.every((chunk) => chunk.id === 'chatcmpl-svir-1' && chunk.created === 1_750_000_000)).toBe(true);
+  });
+
+  it('names the model as the client did, with one choice at index 0', () => {
+    const { chunks } = run([[content('a')]], { model: 'my-alias' });
+    for (const chunk of chunks) {
+      expect(chunk.model).toBe('my-alias');
+      expect(chunk.object).toBe('chat.completion.chunk');
+      expect(chunk.choices).toHaveLength(1);
+      expect(chunk.choices[0]?.index).toBe(0);
+    }
+  });
+});
+
+describe('normalizer: deltas', () => {
+  it('puts role in the first chunk only, with its payload', () => {
+    const { deltas } = run([[content('Hel')], [content('lo')], [finish('stop')]]);
+    expect(deltas).toEqual([{ role: 'assistant', content: 'Hel' }, { content: 'lo' }, {}]);
+  });
+
+  it('opens an empty answer with a role chunk of its own', () => {
+    const { deltas, finish: reason } = run([[finish('stop')]]);
+    expect(deltas).toEqual([{ role: 'assistant' }, {}]);
+    expect(reason).toBe('stop');
+  });
+
+  it('sends nothing for an event with nothing to say', () => {
+    const { steps } = run([[{ kind: 'meta', id: 'x' }], [content('')], [reasoning('')], [{ kind: 'refusal', text: '' }]], {}, { end: 'none' });
+    expect(steps.every((step) => step.chunks.length === 0)).toBe(true);
+  });
+
+  it('sends one kind of payload per delta, in the order the parts came', () => {
+    const { deltas } = run([[reasoning('think'), content('answer'), { kind: 'refusal', text: 'no' }, content('more')]]);
+    expect(deltas).toEqual([
+      { role: 'assistant', reasoning_content: 'think' },
+      { content: 'answer' },
+      { refusal: 'no' },
+      { content: 'more' },
+      {},
+    ]);
+  });
+
+  it('joins text of one kind within one event', () => {
+    const { deltas } = run([[reasoning('a'), reasoning('b'), content('c'), content('d')]]);
+    expect(deltas.slice(0, 2)).toEqual([{ role: 'assistant', reasoning_content: 'ab' }, { content: 'cd' }]);
+  });
+
+  it('sends reasoning under the configured key', () => {
+    const { deltas } = run([[reasoning('r')], [content('<think>t</think>c')]], { reasoningField: 'reasoning' });
+    expect(deltas).toEqual([{ role: 'assistant', reasoning: 'r' }, { reasoning: 't' }, { content: 'c' }, {}]);
+  });
+
+  it('passes the rules of the clean dialect on a mixed stream', () => {
+    const { chunks } = run(
+      [
+        [{ kind: 'meta', id: 'm' }, reasoning('x')],
+        [content('<thi')],
+        [content('nk>y</think>z')],
+        [{ kind: 'tool', index: 0, id: 't', name: 'f', arguments: '{}' }],
+        [finish('tool_calls'), { kind: 'usage', usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }],
+      ],
+      { toolNames: ['f'], includeUsage: true },
+    );
+    expectCleanStream(chunks, { done: true, model: 'client-model' });
+  });
+});
+
+describe('normalizer: think tags', () => {
+  it('splits tags anywhere in auto mode', () => {
+    const { deltas } = run([[content('a<thi')], [content('nk>b</think>c')]]);
+    expect(deltas).toEqual([{ role: 'assistant', content: 'a' }, { reasoning_content: 'b' }, { content: 'c' }, {}]);
+  });
+
+  it('sends an unfinished marker at the very end as text, before the finish', () => {
+    const { deltas } = run([[content('done<thi')]]);
+    expect(deltas).toEqual([{ role: 'assistant', content: 'done' }, { content: '<thi' }, {}]);
+  });
+
+  it('starts inside reasoning in open mode', () => {
+    const { deltas } = run([[content('plan')], [content('</think>\n\nanswer')]], { reasoningTags: 'open' });
+    expect(deltas).toEqual([{ role: 'assistant', reasoning_content: 'plan' }, { content: '\n\nanswer' }, {}]);
+  });
+
+  it('leaves content untouched when off', () => {
+    const { deltas } = run([[content('<think>x</think>y')]], { reasoningTags: 'off' });
+    expect(deltas).toEqual([{ role: 'assistant', content: '<think>x</think>y' }, {}]);
+  });
+
+  it('never puts reasoning in content nor sends it twice', () => {
+    const { deltas } = run([[reasoning('r1')], [content('<think>r2</think>')], [content('\n\nA')]]);
+    const contentText = deltas.map((delta) => delta.content ?? '').join('');
+    const reasoningText = deltas.map((delta) => delta.reasoning_content ?? '').join('');
+    expect(contentText).toBe('\n\nA');
+    expect(reasoningText).toBe('r1r2');
+  });
+});
+
+describe('normalizer: tool calls', () => {
+  const tool = (index: number, fields: { id?: string; name?: string; arguments?: string } = {}): Part => ({ kind: 'tool', index, ...fields });
+
+  it('sends held calls before the finish chunk', () => {
+    const { deltas, finish: reason } = run([[tool(0, { id: 'c', name: 'read', arguments: '{"p":1}' })]], { toolNames: ['read', 'read_file'] });
+    expect(deltas).toEqual([
+      { role: 'assistant', tool_calls: [{ index: 0, id: 'c', type: 'function', function: { name: 'read', arguments: '{"p":1}' } }] },
+      {},
+    ]);
+    expect(reason).toBe('tool_calls');
+  });
+
+  it('sends text that arrives between tool pieces in its own chunk', () => {
+    const { deltas } = run([[content('\n\n'), tool(0, { id: 'c', name: 'f', arguments: '{' })], [tool(0, { arguments: '}' })]], { toolNames: ['f'] });
+    expect(deltas).toEqual([
+      { role: 'assistant', content: '\n\n' },
+      { tool_calls: [{ index: 0, id: 'c', type: 'function', function: { name: 'f', arguments: '{' } }] },
+      { tool_calls: [{ index: 0, function: { arguments: '}' } }] },
+      {},
+    ]);
+  });
+
+  it('makes call ids with deps.makeId', () => {
+    const { deltas } = run([[tool(0, { name: 'f', arguments: '{}' })]], { toolNames: ['f'] });
+    expect(deltas[0]?.tool_calls).toEqual([{ index: 0, id: 'call_svir_1', type: 'function', function: { name: 'f', arguments: '{}' } }]);
+  });
+});
+
+describe('normalizer: finish reason', () => {
+  const call: Part = { kind: 'tool', index: 0, id: 'c', name: 'f', arguments: '{}' };
+  const cases: [string, Part[][], string][] = [
+    ['stop stays stop', [[content('a'), finish('stop')]], 'stop'],
+    ['a named call finished with stop (vLLM) is tool_calls', [[call], [finish('stop')]], 'tool_calls'],
+    ['tool_calls without any call is stop', [[content('a'), finish('tool_calls')]], 'stop'],
+    ['length cuts calls too', [[call], [finish('length')]], 'length'],
+    ['content_filter stays', [[call], [finish('content_filter')]], 'content_filter'],
+    ['a filtered verdict after stop is content_filter', [[content('a'), finish('stop')], [{ kind: 'filtered' }]], 'content_filter'],
+    ['a filtered verdict outranks length', [[finish('length')], [{ kind: 'filtered' }]], 'content_filter'],
+    ['content_filter then a later stop stays content_filter', [[finish('content_filter')], [finish('stop')]], 'content_filter'],
+    ['eos is stop', [[content('a'), finish('eos')]], 'stop'],
+    ['max_tokens is length', [[content('a'), finish('max_tokens')]], 'length'],
+    ['an unknown reason is stop', [[content('a'), finish('abort')]], 'stop'],
+    ['no finish before [DONE] is stop', [[content('a')]], 'stop'],
+  ];
+  for (const [name, events, expected] of cases) {
+    it(name, () => {
+      const result = run(events, { toolNames: ['f'] });
+      expect(result.finish).toBe(expected);
+      expectCleanStream(result.chunks, { done: true });
+    });
+  }
+
+  it('holds the finish chunk until [DONE]', () => {
+    const normalizer = createNormalizer(fixtureContext(), fixtureDeps());
+    expect(normalizer.push([content('a')]).chunks).toHaveLength(1);
+    const atFinish = normalizer.push([finish('stop')]);
+    expect(atFinish).toEqual({ chunks: [], done: false });
+    const atDone = normalizer.push([{ kind: 'done' }]);
+    expect(atDone.done).toBe(true);
+    expect(atDone.chunks.map((chunk) => chunk.choices[0]?.finish_reason)).toEqual(['stop']);
+  });
+});
+
+describe('normalizer: usage', () => {
+  const usage: Part = {
+    kind: 'usage',
+    usage: { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20, completion_tokens_details: { reasoning_tokens: 5 } },
+  };
+
+  it('sends one usage chunk after the finish when asked and sent', () => {
+    const { chunks } = run([[content('a'), finish('stop')], [usage]], { includeUsage: true });
+    const last = chunks[chunks.length - 1];
+    expect(last).toEqual({
+      id: 'chatcmpl-svir-1',
+      object: 'chat.completion.chunk',
+      created: 1_750_000_000,
+      model: 'client-model',
+      choices: [],
+      usage: { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20, completion_tokens_details: { reasoning_tokens: 5 } },
+    });
+    expect(chunks[chunks.length - 2]?.choices[0]?.finish_reason).toBe('stop');
+  });
+
+  it('forwards no usage unasked', () => {
+    const { chunks } = run([[content('a'), finish('stop')], [usage]], { includeUsage: false });
+    expect(chunks.some((chunk) => chunk.usage !== undefined || chunk.choices.length === 0)).toBe(false);
+  });
+
+  it('invents no usage the server did not send', () => {
+    const { chunks } = run([[content('a'), finish('stop')]], { includeUsage: true });
+    expect(chunks.some((chunk) => chunk.choices.length === 0)).toBe(false);
+  });
+});
+
+describe('normalizer: logprobs', () => {
+  const lp = (token: string): Part => ({ kind: 'logprobs', value: { content: [{ token, logprob: -0.5 }], refusal: null } });
+
+  it('attaches logprobs to the chunk of their event when asked', () => {
+    const { chunks } = run([[content('a'), lp('a')], [content('b')]], { logprobs: true });
+    expect(chunks[0]?.choices[0]).toEqual({
+      index: 0,
+      delta: { role: 'assistant', content: 'a' },
+      logprobs: { content: [{ token: 'a', logprob: -0.5 }], refusal: null },
+      finish_reason: null,
+    });
+    expect('logprobs' in (chunks[1]?.choices[0] ?? {})).toBe(false);
+  });
+
+  it('drops logprobs the client did not ask for', () => {
+    const { chunks } = run([[content('a'), lp('a')]], { logprobs: false });
+    expect(chunks.every((chunk) => chunk.choices.every((choice) => !('logprobs' in choice)))).toBe(true);
+  });
+
+  it('carries logprobs of held text to the next chunk, joined', () => {
+    const { chunks } = run([[content('<thi'), lp('<thi')], [content('s'), lp('s')]], { logprobs: true });
+    expect(chunks[0]?.choices[0]).toEqual({
+      index: 0,
+      delta: { role: 'assistant', content: '<this' },
+      logprobs: {
+        content: [
+          { token: '<thi', logprob: -0.5 },
+          { token: 's', logprob: -0.5 },
+        ],
+        refusal: null,
+      },
+      finish_reason: null,
+    });
+  });
+
+  it('puts logprobs still held at the end on the finish chunk', () => {
+    const { chunks } = run([[content('<think>'), lp('<think>')]], { logprobs: true });
+    expect(chunks.map((chunk) => chunk.choices[0])).toEqual([
+      { index: 0, delta: { role: 'assistant' }, logprobs: { content: [{ token: '<think>', logprob: -0.5 }], refusal: null }, finish_reason: null },
+      { index: 0, delta: {}, finish_reason: 'stop' },
+    ]);
+  });
+});
+
+describe('normalizer: errors and the end of the stream', () => {
+  const failure = new SvirError('upstream_error', { source: 'upstream', message: 'boom' });
+
+  it('ends with the error of an error part, and sends nothing more', () => {
+    const normalizer = createNormalizer(fixtureContext(), fixtureDeps());
+    expect(normalizer.push([content('partial')]).chunks).toHaveLength(1);
+    expect(normalizer.push([content('lost'), { kind: 'error', error: failure }])).toEqual({ chunks: [], error: failure, done: false });
+    expect(normalizer.push([content('after')])).toEqual({ chunks: [], done: false });
+    expect(normalizer.end()).toEqual({ chunks: [], done: false });
+  });
+
+  it('fails a stream that ends without [DONE], naming the backend', () => {
+    const { last } = run([[content('a'), finish('stop')]], { backend: 'my-vllm' }, { end: 'cut' });
+    expect(last.chunks).toEqual([]);
+    expect(last.done).toBe(false);
+    expect(last.error).toBeInstanceOf(SvirError);
+    expect(last.error?.code).toBe('upstream_error');
+    expect(last.error?.source).toBe('upstream');
+    expect(last.error?.message).toContain('my-vllm');
+    expect(last.error?.message).toContain('[DONE]');
+  });
+
+  it('sends nothing after [DONE], and ends cleanly after it', () => {
+    const normalizer = createNormalizer(fixtureContext(), fixtureDeps());
+    normalizer.push([content('a')]);
+    expect(normalizer.push([{ kind: 'done' }, content('ignored')]).done).toBe(true);
+    expect(normalizer.push([content('late')])).toEqual({ chunks: [], done: true });
+    expect(normalizer.end()).toEqual({ chunks: [], done: true });
+  });
+});

@@ -1,6 +1,7 @@
 /**
  * LM Studio (R§2.4, §2.6, §3.5): takes `tool_choice` strings only, so a named function goes as
- * `required` with only that tool; takes `json_schema` and `text` only, so `json_object` goes as
+ * `required` with only that tool (which it accepts without keeping, as the changes header
+ * says); takes `json_schema` and `text` only, so `json_object` goes as
  * a schema of any object; holds reasoning to the schema, so structured output is asked with
  * reasoning off, and what still arrives as reasoning is the answer. Its `event: error` (a
  * prompt over the context among them) is read by the generic reader and the error mapper.
@@ -17,6 +18,7 @@ import { jsonObjectToJsonSchema } from './request/json-object-to-json-schema.js'
 import { makeToUpstream } from './request/make-to-upstream.js';
 import { maxCompletionTokensToMaxTokens } from './request/max-completion-tokens-to-max-tokens.js';
 import { namedToolChoiceToRequired } from './request/named-tool-choice-to-required.js';
+import { noteUnkeptRequired } from './request/note-unkept-required.js';
 import { structuredOutputReasoningOff } from './request/structured-output-reasoning-off.js';
 import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
 import { reasoningAsContent } from './stream/reasoning-as-content.js';
@@ -27,6 +29,7 @@ export const lmstudioAdapter: Adapter = {
     [
       ...commonRewrites({ reasoningKey: 'reasoning_content', contentChecks: [inlineTextFiles] }),
       namedToolChoiceToRequired,
+      noteUnkeptRequired('LM Studio'),
       jsonObjectToJsonSchema,
       structuredOutputReasoningOff,
       effortToTemplateKwargs(),

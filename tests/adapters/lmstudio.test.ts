@@ -30,14 +30,18 @@ describe('lmstudio adapter: request', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    expect(sent.changes).toEqual(['tool_choice function "open_locker" sent as "required" with only that tool']);
+    expect(sent.changes).toEqual([
+      'tool_choice function "open_locker" sent as "required" with only that tool',
+      'tool_choice "required" may not be kept: LM Studio does not enforce it',
+    ]);
   });
 
-  it('keeps the string forms of tool_choice', () => {
+  it('keeps the string forms of tool_choice, saying that required may not be kept', () => {
     for (const choice of ['none', 'auto', 'required']) {
       const sent = call({ tools: [lockerTool], tool_choice: choice });
       expect(sent.body.tool_choice).toBe(choice);
       expect(sent.body.tools).toEqual([lockerTool]);
+      expect(sent.changes).toEqual(choice === 'required' ? ['tool_choice "required" may not be kept: LM Studio does not enforce it'] : []);
     }
   });
 

@@ -20,6 +20,8 @@ import { noteUnconstrainedOutput } from '../../src/adapters/request/note-unconst
 import { parseDataUrl } from '../../src/adapters/request/parse-data-url.js';
 import { rejectImagesUnless } from '../../src/adapters/request/reject-images-unless.js';
 import { sendBackReasoning } from '../../src/adapters/request/send-back-reasoning.js';
+import { serializeToolResults } from '../../src/adapters/request/serialize-tool-results.js';
+import { noteUnkeptRequired } from '../../src/adapters/request/note-unkept-required.js';
 import { streamWithUsage } from '../../src/adapters/request/stream-with-usage.js';
 import { structuredOutputReasoningOff } from '../../src/adapters/request/structured-output-reasoning-off.js';
 import { toolChoiceNoneDropsTools } from '../../src/adapters/request/tool-choice-none-drops-tools.js';
@@ -148,6 +150,33 @@ describe('content rewrites', () => {
   });
 });
 
+describe('tool turns', () => {
+  const call = { id: 'call_1', type: 'function', function: { name: 'open_locker', arguments: '{"number":4}' } };
+
+  it('serializes a structured tool result into the string', () => {
+    const out = run(serializeToolResults, {
+      messages: [
+        { role: 'user', content: 'Open locker 4' },
+        { role: 'assistant', content: null, tool_calls: [call] },
+        { role: 'tool', tool_call_id: 'call_1', content: { opened: true, number: 4 } },
+      ],
+    });
+    expect(out.body.messages[2]).toEqual({ role: 'tool', tool_call_id: 'call_1', content: '{"opened":true,"number":4}' });
+    expect(out.changes).toEqual(['structured tool results sent as JSON strings']);
+  });
+
+  it('leaves assistant tool calls and string tool results as they are', () => {
+    const messages = [
+      { role: 'user', content: 'Open locker 4' },
+      { role: 'assistant', content: null, tool_calls: [call] },
+      { role: 'tool', tool_call_id: 'call_1', content: 'opened' },
+    ];
+    expect(run(serializeToolResults, { messages }).body.messages).toEqual(messages);
+    expect(run(flattenTextOnlyContent, { messages }).body.messages).toEqual(messages);
+    expect(run(sendBackReasoning('reasoning'), { messages }).body.messages).toEqual(messages);
+  });
+});
+
 describe('reasoning sent back', () => {
   const history = {
     messages: [
@@ -242,6 +271,13 @@ describe('tool_choice rewrites', () => {
     expect(out.body).not.toHaveProperty('tool_choice');
     expect(out.changes).toEqual(['tool_choice "none": tools not sent']);
     expect(run(toolChoiceNoneDropsTools, { tools: [lockerTool], tool_choice: 'auto' }).body.tools).toEqual([lockerTool]);
+  });
+
+  it('says when a server accepts required without keeping it', () => {
+    expect(run(noteUnkeptRequired('LM Studio'), { tools: [lockerTool], tool_choice: 'required' }).changes).toEqual([
+      'tool_choice "required" may not be kept: LM Studio does not enforce it',
+    ]);
+    expect(run(noteUnkeptRequired('LM Studio'), { tools: [lockerTool], tool_choice: 'auto' }).changes).toEqual([]);
   });
 
   it('drops a tool_choice the server does not read, saying when required cannot be kept', () => {

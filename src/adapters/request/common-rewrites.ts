@@ -1,6 +1,6 @@
 /**
  * What every adapter does to a request (DESIGN §5 "all"), in the order it must happen: the
- * content first (files to text, images laid out, text-only arrays to strings), then reasoning
+ * content first (files to text, images laid out, text-only arrays and tool results to strings), then reasoning
  * sent back under the backend's key, then `tool_choice` without tools dropped. Adapters put
  * their own rewrites between these and `closingRewrites`.
  */
@@ -10,6 +10,7 @@ import { dropOrphanToolChoice } from './drop-orphan-tool-choice.js';
 import { flattenTextOnlyContent } from './flatten-text-only-content.js';
 import { layoutImageContent } from './layout-image-content.js';
 import { sendBackReasoning, type ReasoningKey } from './send-back-reasoning.js';
+import { serializeToolResults } from './serialize-tool-results.js';
 
 export interface CommonRewriteOptions {
   /** The key the backend reads reasoning under on assistant turns; null: it takes none. */
@@ -26,6 +27,7 @@ export function commonRewrites(options: CommonRewriteOptions): RequestRewrite[] 
     ...(options.contentChecks ?? []),
     layoutImageContent,
     flattenTextOnlyContent,
+    serializeToolResults,
     sendBackReasoning(options.reasoningKey, options.noReasoningWhy),
     dropOrphanToolChoice,
   ];

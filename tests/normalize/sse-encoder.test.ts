@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { SvirError } from '../../src/errors.js';
+import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
+import { createSseDecoder } from '../../src/normalize/sse-decoder.js';
+import { encodeChunk, encodeComment, encodeDone, encodeErrorEvent } from '../../src/normalize/sse-encoder.js';
+
+const chunk: CleanChunk = {
+  id: 'c',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, delta: { content: 'line one\nline two\r\n\u2028end' }, finish_reason: null }],
+};
+
+describe('sse-encoder', () => {
+  it('writes one data line per event, LF ends, no event field', () => {
+    const text = encodeChunk(chunk);
+    expect(text.startsWith('data: {')).toBe(true);
+    expect(text.endsWith('}\n\n')).toBe(true);
+    expect(text.slice(0, -2)).not.toMatch(/[\r\n]/);
+    expect(text).not.toContain('event:');
+  });
+
+  it('round-trips through the decoder', () => {
+    const decoder = createSseDecoder();
+    const bytes = new TextEncoder().encode(encodeChunk(chunk) + encodeComment('keepalive') + encodeDone());
+    const events = [...decoder.feed(bytes), ...decoder.end()];
+    expect(events.map((event) => event.event)).toEqual([undefined, undefined]);
+    expect(JSON.parse(events[0]?.data ?? '')).toEqual(chunk);
+    expect(events[1]?.data).toBe('[DONE]');
+  });
+
+  it('writes [DONE]', () => {
+    expect(encodeDone()).toBe('data: [DONE]\n\n');
+  });
+
+  it('writes the error event in the one error shape', () => {
+    const body = new SvirError('upstream_error', { message: 'backend "x" failed inside the stream: boom' }).toBody();
+    expect(encodeErrorEvent(body)).toBe(
+      'data: {"error":{"message":"backend \\"x\\" failed inside the stream: boom","type":"upstream_error","param":null,"code":"upstream_error"}}\n\n',
+    );
+  });
+
+  it('writes comments on one line', () => {
+    expect(encodeComment('keepalive')).toBe(': keepalive\n\n');
+    expect(encodeComment('a\r\nb\nc')).toBe(': a b c\n\n');
+  });
+});

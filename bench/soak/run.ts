@@ -90,7 +90,7 @@ interface Tally {
   /** Answers whose content or tool calls did not hash to what the upstream sent. */
   lostAnswers: number;
   checkedContentBytes: number;
-  aborts: { count: number; propagated: number; worstCloseMs: number };
+  aborts: { count: number; propagated: number; worstCloseMs: number; closeMs: number[] };
 }
 
 const tally: Tally = {
@@ -101,8 +101,15 @@ const tally: Tally = {
   unexpectedExamples: [],
   lostAnswers: 0,
   checkedContentBytes: 0,
-  aborts: { count: 0, propagated: 0, worstCloseMs: 0 },
+  aborts: { count: 0, propagated: 0, worstCloseMs: 0, closeMs: [] },
 };
+
+/** A percentile of the abort-to-upstream-close times (nearest rank). */
+function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
 
 function unexpected(kind: string, detail: string): void {
   tally.unexpected[kind] = (tally.unexpected[kind] ?? 0) + 1;
@@ -265,7 +272,10 @@ async function runAbort(url: string, agent: Agent, seed: number, body: Record<st
     return false;
   }
   tally.aborts.propagated += 1;
-  tally.aborts.worstCloseMs = Math.max(tally.aborts.worstCloseMs, Math.max(0, closedAt - abortedAt));
+  const closeMs = Math.max(0, closedAt - abortedAt);
+  tally.aborts.worstCloseMs = Math.max(tally.aborts.worstCloseMs, closeMs);
+  // Enough for percentiles without growing without bound over a long run.
+  if (tally.aborts.closeMs.length < 100_000) tally.aborts.closeMs.push(closeMs);
   return true;
 }
 
@@ -336,7 +346,8 @@ function startSvirChild(config: unknown): Promise<ChildHandle> {
   const child: ChildProcess = spawn(
     process.execPath,
     ['--expose-gc', '--import', 'tsx', childPath, JSON.stringify({ config, source: settings.source })],
-    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    // svir's log lines (stdout) are dropped: one per request would drown the report.
+    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
   );
   let nextId = 0;
   const pending = new Map<number, (sample: Omit<MemorySample, 'atS'>) => void>();
@@ -461,7 +472,13 @@ async function main(): Promise<void> {
     unexpectedExamples: tally.unexpectedExamples,
     lostAnswers: tally.lostAnswers,
     checkedContentBytes: tally.checkedContentBytes,
-    aborts: tally.aborts,
+    aborts: {
+      count: tally.aborts.count,
+      propagated: tally.aborts.propagated,
+      closeMsP50: percentile(tally.aborts.closeMs, 50),
+      closeMsP99: percentile(tally.aborts.closeMs, 99),
+      closeMsMax: tally.aborts.worstCloseMs,
+    },
     memory: { trend, samples },
     passed,
   };
@@ -478,7 +495,9 @@ async function main(): Promise<void> {
     `unexpected by kind: ${unexpectedTotal === 0 ? 'none' : JSON.stringify(tally.unexpected)}`,
     ...tally.unexpectedExamples.slice(0, 5).map((example) => `  e.g. ${example}`),
     `answers with lost or changed bytes: ${tally.lostAnswers} (of ${mib(tally.checkedContentBytes)} of content checked)`,
-    `client aborts: ${tally.aborts.count}, reached the upstream socket: ${tally.aborts.propagated}, worst ${tally.aborts.worstCloseMs.toFixed(1)} ms`,
+    `client aborts: ${tally.aborts.count}, reached the upstream socket: ${tally.aborts.propagated} ` +
+      `(abort → upstream close p50 ${percentile(tally.aborts.closeMs, 50).toFixed(1)} ms, ` +
+      `p99 ${percentile(tally.aborts.closeMs, 99).toFixed(1)} ms, max ${tally.aborts.worstCloseMs.toFixed(1)} ms)`,
     trend === undefined
       ? `memory: too few samples (${samples.length}) to compare quarters`
       : `memory (svir heap after GC): first quarter ${mib(trend.firstQuarterHeapMean)}, last quarter ${mib(trend.lastQuarterHeapMean)}, ` +

@@ -19,6 +19,7 @@ export const SCENARIOS = [
   'context-overflow',
   'in-stream-error',
   'reset-mid-stream',
+  'cut-mid-stream',
   'client-abort',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -33,8 +34,9 @@ export const SCENARIO_WEIGHTS: Record<ScenarioName, number> = {
   'upstream-500': 6,
   'context-overflow': 6,
   'in-stream-error': 7,
-  'reset-mid-stream': 5,
-  'client-abort': 10,
+  'reset-mid-stream': 3,
+  'cut-mid-stream': 3,
+  'client-abort': 9,
 };
 
 export type Expectation =
@@ -183,7 +185,16 @@ export function soakScript(name: ScenarioName, seed: number): Script {
         done: false,
       };
     case 'reset-mid-stream':
-      return { events: buildChatEvents({ id, content: soakText(seed), usage }), fault: { kind: 'reset', phase: 'mid-chunk', afterEvents: 3 } };
+      // The pause lets svir read what came before: a reset makes the kernel drop unread bytes,
+      // and then the right answer would be a 502 status instead of an error event.
+      return {
+        events: buildChatEvents({ id, content: soakText(seed), usage }),
+        delayMs: 50,
+        fault: { kind: 'reset', phase: 'mid-chunk', afterEvents: 3 },
+      };
+    case 'cut-mid-stream':
+      // A clean close in the middle of an event: nothing is dropped, so no pause is needed.
+      return { events: buildChatEvents({ id, content: soakText(seed), usage }), fault: { kind: 'close', phase: 'mid-chunk', afterEvents: 3 } };
     case 'client-abort':
       // Slow enough that the client's abort lands in the middle of the stream.
       return { events: buildChatEvents({ id, content: soakText(seed).concat(soakText(seed + 1)) }), delayMs: 20 };
@@ -213,6 +224,7 @@ export function soakExpectation(name: ScenarioName, seed: number): Expectation {
     case 'in-stream-error':
       return { kind: 'error', stream, status: 200, code: 'upstream_error', inStream: true };
     case 'reset-mid-stream':
+    case 'cut-mid-stream':
       return { kind: 'error', stream, status: 200, code: 'upstream_error', inStream: true };
     case 'client-abort':
       return { kind: 'abort' };

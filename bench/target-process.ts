@@ -76,7 +76,9 @@ export async function spawnTarget(name: string, launch: Launch, options: SpawnOp
   const { entry, args, tsx } = await entryFor(name, launch, port);
   const execArgv = [...(tsx ? ['--import', 'tsx'] : []), '--import', GUARD];
   if (options.cpuProfDir !== undefined) {
-    execArgv.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`);
+    // One directory per target and node's own file names: a process with a loader thread (tsx)
+    // writes one profile per thread, and the main thread's is the largest.
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, name)}`);
   }
   const child = fork(entry, args, {
     execArgv,

@@ -12,6 +12,7 @@ import { configSchema, type Config } from './config/schema.js';
 import { collectSecrets, createLogger } from './logging.js';
 import { resolveApiKeys } from './auth/resolve-api-keys.js';
 import type { BackendStatus } from './router/create-model-registry.js';
+import { runCheckCommand } from './check/run-check-command.js';
 import { shutdownServer } from './shutdown-server.js';
 import { startServer, type StartedServer } from './start-server.js';
 
@@ -19,6 +20,7 @@ const USAGE = `svir: one clean OpenAI Chat Completions API in front of local LLM
 
 Usage:
   svir [--config FILE] [--host HOST] [--port PORT]
+  svir check [--config FILE] [--timeout SECONDS]   validate the config, probe every backend
 
 Options:
   -c, --config FILE   config file (YAML or JSON); also SVIR_CONFIG=FILE.
@@ -99,6 +101,11 @@ function summary(started: StartedServer, source: string): string {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'check') {
+    const io = { env: process.env, out: (text: string) => process.stdout.write(text), err: (text: string) => process.stderr.write(text) };
+    process.exitCode = await runCheckCommand(process.argv.slice(3), io);
+    return;
+  }
   let values;
   try {
     ({ values } = parseArgs({

@@ -34,6 +34,8 @@ export interface StartSvirOptions {
   extraBackends?: Record<string, unknown>[];
   deps?: Partial<ServerDeps>;
   env?: Record<string, string>;
+  /** false: the logger censors no key by value, to show svir does not log keys in the first place. */
+  censorLog?: boolean;
 }
 
 const lineSchema = z.record(z.string(), z.unknown());
@@ -54,7 +56,8 @@ export async function startSvir(options: StartSvirOptions = {}): Promise<SvirUnd
       done();
     },
   });
-  const logger = createLogger({ level: 'info', secrets: [...collectSecrets(config), ...Object.values(options.env ?? {})], destination: sink });
+  const secrets = options.censorLog === false ? [] : [...collectSecrets(config), ...Object.values(options.env ?? {})];
+  const logger = createLogger({ level: 'info', secrets, destination: sink });
   const counters = new Map<IdKind, number>();
   const makeId = (kind: IdKind): string => {
     const n = (counters.get(kind) ?? 0) + 1;

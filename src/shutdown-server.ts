@@ -7,11 +7,17 @@ import { SvirError } from './errors.js';
 
 /** Time for the error events of ended streams to reach their clients before sockets close. */
 const FLUSH_MS = 250;
+/**
+ * A keep-alive connection whose stream ended after close() began is idle from then on; Node
+ * closes idle connections only when asked, so ask again until the server is closed.
+ */
+const IDLE_SWEEP_MS = 100;
 
 export async function shutdownServer(app: FastifyInstance, graceMs: number): Promise<void> {
   app.svir.closing = true;
   const closed = app.close();
   let flushTimer: NodeJS.Timeout | undefined;
+  const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
   const graceTimer = setTimeout(() => {
     app.svir.streams.abortAll(
       new SvirError('backend_unavailable', { message: 'svir is shutting down; the answer was cut short.', retryAfter: 1 }),
@@ -22,6 +28,7 @@ export async function shutdownServer(app: FastifyInstance, graceMs: number): Pro
     await closed;
   } finally {
     clearTimeout(graceTimer);
+    clearInterval(sweep);
     if (flushTimer !== undefined) clearTimeout(flushTimer);
   }
 }

@@ -77,6 +77,8 @@ export interface Script {
   /** Pause between events, in ms (default 0: as fast as the socket takes them). */
   delayMs?: number;
   fault?: Fault;
+  /** Nothing is answered until this settles (a barrier: every request of a test is in flight). */
+  holdUntil?: Promise<unknown>;
 }
 
 export interface SocketRecord {
@@ -341,6 +343,8 @@ export async function startFaultUpstream(options: FaultUpstreamOptions = {}): Pr
   async function answer(record: UpstreamRecord, req: IncomingMessage, res: ServerResponse, script: Script): Promise<void> {
     const socket = req.socket;
     const fault = script.fault;
+    await script.holdUntil;
+    if (socket.destroyed || shuttingDown) return;
     if (fault?.phase === 'before-headers') {
       await headFault(record, res, socket, fault.kind);
       return;

@@ -1,13 +1,39 @@
 /**
  * Clean chunks → the bytes of the clean stream (DESIGN.md §2): `data: <json>\n\n` events only,
- * LF line ends, one `data:` line per event (JSON.stringify escapes every line break inside a
- * string), no `event:` field, and comments of svir's own.
+ * LF line ends, one `data:` line per event (JSON escapes every line break inside a string), no
+ * `event:` field, and comments of svir's own.
  */
 import type { OpenAIErrorBody } from '../errors.js';
 import type { CleanChunk } from './clean-chunk.js';
 
+/**
+ * `id`, `object`, `created` and `model` are the same on every chunk of a stream, so their JSON is
+ * made once and kept (one entry: the stream being written) and only the choice is serialized
+ * per chunk. The text is byte for byte what JSON.stringify(chunk) gives.
+ */
+let envelopeId: string | undefined;
+let envelopeCreated = 0;
+let envelopeModel = '';
+let envelope = '';
+
+function envelopeOf(chunk: CleanChunk): string {
+  if (chunk.id !== envelopeId || chunk.created !== envelopeCreated || chunk.model !== envelopeModel) {
+    envelopeId = chunk.id;
+    envelopeCreated = chunk.created;
+    envelopeModel = chunk.model;
+    envelope = `data: {"id":${JSON.stringify(chunk.id)},"object":"chat.completion.chunk","created":${JSON.stringify(chunk.created)},"model":${JSON.stringify(chunk.model)},"choices":`;
+  }
+  return envelope;
+}
+
 export function encodeChunk(chunk: CleanChunk): string {
-  return `data: ${JSON.stringify(chunk)}\n\n`;
+  const choice = chunk.choices[0];
+  if (choice === undefined || chunk.choices.length !== 1 || chunk.usage !== undefined || chunk.object !== 'chat.completion.chunk') {
+    return `data: ${JSON.stringify(chunk)}\n\n`;
+  }
+  const finish = choice.finish_reason === null ? 'null' : JSON.stringify(choice.finish_reason);
+  const logprobs = 'logprobs' in choice ? `,"logprobs":${JSON.stringify(choice.logprobs)}` : '';
+  return `${envelopeOf(chunk)}[{"index":0,"delta":${JSON.stringify(choice.delta)}${logprobs},"finish_reason":${finish}}]}\n\n`;
 }
 
 const DONE = 'data: [DONE]\n\n';
@@ -23,7 +49,8 @@ export function encodeErrorEvent(body: OpenAIErrorBody): string {
 
 /**
  * A comment (`: keepalive`): clients skip it. A line break inside would end the comment and
- * start a field, so breaks become spaces. Not `ping`, which one client reads as the end.
+ * start a field, so breaks become spaces. svir's own is `keepalive`, never `ping`, which one
+ * client takes for the end of the stream.
  */
 export function encodeComment(text: string): string {
   return `: ${text.replace(/[\r\n]+/g, ' ')}\n\n`;

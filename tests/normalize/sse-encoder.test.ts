@@ -1,8 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SvirError } from '../../src/errors.js';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
 import { createSseDecoder } from '../../src/normalize/sse-decoder.js';
 import { encodeChunk, encodeComment, encodeDone, encodeErrorEvent } from '../../src/normalize/sse-encoder.js';
+import { loadFixtures, runLoadedFixture } from '../helpers/replay-fixture.js';
 
 const chunk: CleanChunk = {
   id: 'c',
@@ -28,6 +30,19 @@ describe('sse-encoder', () => {
     expect(events.map((event) => event.event)).toEqual([undefined, undefined]);
     expect(JSON.parse(events[0]?.data ?? '')).toEqual(chunk);
     expect(events[1]?.data).toBe('[DONE]');
+  });
+
+  it('writes exactly what JSON.stringify gives, for every chunk of every fixture and odd identities', () => {
+    const fixtures = loadFixtures(fileURLToPath(new URL('../fixtures/generic/', import.meta.url)));
+    const chunks = fixtures.flatMap((fixture) => runLoadedFixture(fixture).chunks);
+    const odd: CleanChunk[] = [
+      { ...chunk, id: 'quote"and\\back\u2028', model: 'mödel "x"' },
+      { ...chunk, choices: [{ index: 0, delta: { role: 'assistant' }, logprobs: { content: [{ token: 'a', logprob: -1 }] }, finish_reason: 'length' }] },
+      { ...chunk, choices: [] },
+      chunk,
+    ];
+    expect(chunks.length).toBeGreaterThan(50);
+    for (const each of [...chunks, ...odd, ...chunks]) expect(encodeChunk(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
   });
 
   it('writes [DONE]', () => {

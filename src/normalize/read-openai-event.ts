@@ -44,6 +44,9 @@ const chunkSchema = z.object({
 
 export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
   if (event.event === 'error') return [{ kind: 'error', error: streamError(event.data, ctx) }];
+  // Chunks come as plain (`message`) events; other types are not part of this protocol
+  // (reference §3.1), and an EventSource would not hand them to a message listener either.
+  if (event.event !== undefined) return [];
   const data = event.data.trim();
   // An event without data carries no chunk (some servers send one to keep the line open).
   if (data.length === 0) return [];

@@ -28,6 +28,11 @@ describe('readOpenAIEvent: framing', () => {
     expect(read(' [DONE] ')).toEqual([{ kind: 'done' }]);
   });
 
+  it('reads events of other types as nothing', () => {
+    expect(read('ping', 'ping')).toEqual([]);
+    expect(read({ choices: [{ index: 0, delta: { content: 'x' } }] }, 'delta')).toEqual([]);
+  });
+
   it('reads an event without data as nothing', () => {
     expect(read('')).toEqual([]);
     expect(read('  ')).toEqual([]);

@@ -16,6 +16,12 @@ import type { BackendType, Config } from './config/schema.js';
 import { SvirError, toErrorResponse } from './errors.js';
 import { collectSecrets, createLogger, type Logger } from './logging.js';
 import { recordError, startSummary, summaryLine, summaryOf } from './request-summary.js';
+import { createBalancer } from './balance/create-balancer.js';
+import { registerReadinessRoute } from './health/register-readiness-route.js';
+import { createMetrics, type SvirMetrics } from './metrics/create-metrics.js';
+import { registerMetricsRoute } from './metrics/register-metrics-route.js';
+import { createBackendQueues, type BackendQueues } from './queue/backend-queues.js';
+import { createSwappableRegistry } from './reload/create-swappable-registry.js';
 import { createModelRegistry, type ModelRegistry } from './router/create-model-registry.js';
 import { registerChatCompletionsRoute } from './routes/chat-completions.js';
 import { registerModelsRoutes } from './routes/models.js';
@@ -35,17 +41,31 @@ export interface ServerDeps {
   pool?: UpstreamPool;
   registry?: ModelRegistry;
   getAdapter?: (type: BackendType) => Adapter;
+  /** Monotonic ms for the durations in metrics; performance.now by default. */
+  clock?: () => number;
+  /** Also export Node's process metrics on /metrics (the CLI turns this on). */
+  processMetrics?: boolean;
 }
 
 /** What the routes share, reachable as `app.svir` (shutdown, start-up summary, tests). */
 export interface SvirRuntime {
+  /** The config in force (a reload replaces it). */
   config: Config;
+  /** Always the same object; a reload swaps the registry inside it. */
   registry: ModelRegistry;
   pool: UpstreamPool;
   streams: ActiveStreams;
   logger: Logger;
+  queues: BackendQueues;
+  metrics: SvirMetrics;
   /** Set by shutdown: new requests are refused with 503. */
   closing: boolean;
+  /**
+   * Puts a validated config in force for new requests: backends, models, aliases, queues,
+   * timeouts, keepalive and reasoning. Open streams finish on what they started with. The
+   * listen address, keys, body limit and log level need a restart (a warning says so).
+   */
+  reload(config: Config): void;
 }
 
 declare module 'fastify' {
@@ -102,16 +122,21 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   const now = deps.now ?? Date.now;
   const makeId = deps.makeId ?? defaultMakeId;
   const pool = deps.pool ?? createUpstreamPool();
-  const registry =
+  const makeRegistry = (from: Config): ModelRegistry =>
     deps.registry ??
-    createModelRegistry(config, {
+    createModelRegistry(from, {
       now,
       listModels: (backend) =>
         fetchModelList(pool.dispatcherFor(backend.config), backend, {
           timeoutMs: backend.config.timeouts.connectMs + DISCOVERY_EXTRA_MS,
         }),
     });
+  const registry = createSwappableRegistry(makeRegistry(config));
   const streams = createActiveStreams();
+  const queues = createBackendQueues(config.backends);
+  const balancer = createBalancer();
+  const metrics = createMetrics({ processMetrics: deps.processMetrics === true });
+  metrics.watch({ queues: () => queues.snapshot(), backends: () => registry.status() });
 
   // Typed as Fastify's base logger so the instance is a plain FastifyInstance for the routes.
   const loggerInstance: FastifyBaseLogger = logger;
@@ -125,7 +150,42 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     // Shutdown answers late requests itself, in the one error shape.
     return503OnClosing: false,
   });
-  const runtime: SvirRuntime = { config, registry, pool, streams, logger, closing: false };
+  let routeSecrets: readonly string[] = secrets;
+  // Model lists are asked again every modelRefreshMs, which also keeps each backend's state
+  // (balancing, /metrics) current when no request comes.
+  const startRefresh = (ms: number): NodeJS.Timeout => {
+    const timer = setInterval(() => void registry.refresh(), ms);
+    timer.unref();
+    return timer;
+  };
+  let refreshTimer = startRefresh(config.modelRefreshMs);
+  const runtime: SvirRuntime = {
+    config,
+    registry,
+    pool,
+    streams,
+    logger,
+    queues,
+    metrics,
+    closing: false,
+    reload(next) {
+      const restartOnly = (['host', 'port', 'apiKeys', 'allowUnauthenticated', 'bodyLimitBytes', 'logLevel'] as const).filter(
+        (key) => JSON.stringify(next.server[key]) !== JSON.stringify(runtime.config.server[key]),
+      );
+      if (restartOnly.length > 0) {
+        logger.warn(`config reload: server.${restartOnly.join(', server.')} take effect only on restart`);
+      }
+      const nextRegistry = makeRegistry(next);
+      registry.swap(nextRegistry);
+      runtime.config = next;
+      routeSecrets = [...collectSecrets(next), ...apiKeys];
+      queues.sync(next.backends);
+      balancer.reset();
+      clearInterval(refreshTimer);
+      refreshTimer = startRefresh(next.modelRefreshMs);
+      void nextRegistry.refresh();
+    },
+  };
   app.decorate('svir', runtime);
 
   // Bad JSON is the client's 400 `invalid_json`, in the one shape; prototype poisoning is refused.
@@ -188,19 +248,24 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  registerReadinessRoute(app, { registry });
+  registerMetricsRoute(app, { metrics });
   registerModelsRoutes(app, { registry });
   registerChatCompletionsRoute(app, {
-    config,
-    registry,
+    current: () => ({ config: runtime.config, registry, secrets: routeSecrets }),
     pool,
     getAdapter: deps.getAdapter ?? defaultGetAdapter,
     makeId: (kind) => makeId(kind),
     now,
     streams,
-    secrets,
+    queues,
+    balancer,
+    metrics,
+    clock: deps.clock ?? (() => performance.now()),
   });
 
   app.addHook('onClose', async () => {
+    clearInterval(refreshTimer);
     await pool.close();
   });
   return app;

@@ -10,6 +10,18 @@ export interface QueueSnapshotRow {
   queued: number;
 }
 
+export interface BackendStateRow {
+  name: string;
+  /** `unknown`: not asked yet (no sample). */
+  state: 'up' | 'down' | 'unknown';
+}
+
+/** What the server's live state looks like at scrape time. */
+export interface MetricSources {
+  queues(): readonly QueueSnapshotRow[];
+  backends(): readonly BackendStateRow[];
+}
+
 export interface SvirMetrics {
   readonly registry: Registry;
   /** Every answered request: `status` is the HTTP status sent, `finish_reason` how the answer ended. */
@@ -24,10 +36,8 @@ export interface SvirMetrics {
   readonly inFlightStreams: Gauge<'backend'>;
   /** Time spent in svir itself per request (overhead-stopwatch.ts). */
   readonly overhead: Histogram<'backend'>;
-  /** 1 when the backend's last contact succeeded, 0 when it failed. */
-  readonly backendUp: Gauge<'backend'>;
-  /** Where queue lengths are read at scrape time (the server's BackendQueues). */
-  watchQueues(source: () => readonly QueueSnapshotRow[]): void;
+  /** Where queue lengths and backend states are read at scrape time. */
+  watch(sources: MetricSources): void;
   /** The text a scraper reads, and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -41,11 +51,11 @@ export function createMetrics(options: CreateMetricsOptions = {}): SvirMetrics {
   const registry = new Registry();
   if (options.processMetrics === true) collectDefaultMetrics({ register: registry, prefix: 'svir_process_' });
 
-  let queueSource: () => readonly QueueSnapshotRow[] = () => [];
+  let sources: MetricSources = { queues: () => [], backends: () => [] };
 
   const requests = new Counter({
     name: 'svir_requests_total',
-    help: 'Requests answered, by backend, model, HTTP status and finish reason (error: failed inside the stream; aborted: the client left; none: no answer was generated).',
+    help: 'Chat requests answered, by backend, model, HTTP status and finish reason (error: an error answered the request or ended its stream; aborted: the client left).',
     labelNames: ['backend', 'model', 'status', 'finish_reason'] as const,
     registers: [registry],
   });
@@ -77,7 +87,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): SvirMetrics {
     registers: [registry],
     collect() {
       this.reset();
-      for (const row of queueSource()) this.set({ backend: row.backend }, row.queued);
+      for (const row of sources.queues()) this.set({ backend: row.backend }, row.queued);
     },
   });
   new Gauge({
@@ -87,7 +97,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): SvirMetrics {
     registers: [registry],
     collect() {
       this.reset();
-      for (const row of queueSource()) this.set({ backend: row.backend }, row.active);
+      for (const row of sources.queues()) this.set({ backend: row.backend }, row.active);
     },
   });
   const queueWait = new Histogram({
@@ -110,11 +120,17 @@ export function createMetrics(options: CreateMetricsOptions = {}): SvirMetrics {
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [registry],
   });
-  const backendUp = new Gauge({
+  new Gauge({
     name: 'svir_backend_up',
-    help: '1 when the last contact with the backend succeeded, 0 when it failed.',
+    help: '1 when the last contact with the backend succeeded, 0 when it failed (absent before the first).',
     labelNames: ['backend'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const row of sources.backends()) {
+        if (row.state !== 'unknown') this.set({ backend: row.name }, row.state === 'up' ? 1 : 0);
+      }
+    },
   });
 
   return {
@@ -126,9 +142,8 @@ export function createMetrics(options: CreateMetricsOptions = {}): SvirMetrics {
     queueWait,
     inFlightStreams,
     overhead,
-    backendUp,
-    watchQueues(source) {
-      queueSource = source;
+    watch(next) {
+      sources = next;
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -12,7 +12,8 @@ import { createOverheadStopwatch, type OverheadStopwatch } from './overhead-stop
 /** Label for a request that never reached a backend, or named no known model. */
 export const NO_LABEL = 'none';
 
-export type RecordedFinish = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'aborted' | 'none';
+/** How the answer ended: the finish reason, `error` (an error answered it or ended its stream), `aborted` (the client left). */
+export type RecordedFinish = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'aborted';
 
 export interface RequestRecorder {
   readonly stopwatch: OverheadStopwatch;
@@ -30,7 +31,7 @@ export interface RequestRecorder {
   streamClosed(): void;
   /** A clean chunk was produced. */
   chunk(chunk: CleanChunk): void;
-  /** A backend failed, before or inside the stream. */
+  /** A backend failed, before or inside the stream (each failure counts once). */
   upstreamError(error: SvirError): void;
   /** The request is answered; only the first call counts. */
   finish(outcome: { status: number; finishReason: RecordedFinish }): void;
@@ -45,6 +46,7 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
   let speed: SpeedMeter = createSpeedMeter();
   let streamOpen = false;
   let finished = false;
+  const counted = new WeakSet<SvirError>();
 
   function closeStream(): void {
     if (!streamOpen) return;
@@ -85,6 +87,9 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
       }
     },
     upstreamError(error) {
+      // The same failure is often seen twice (as a stream step, then thrown to the route).
+      if (counted.has(error)) return;
+      counted.add(error);
       metrics.upstreamErrors.inc({ backend: error.backend ?? backend, code: error.code });
     },
     finish({ status, finishReason }) {

@@ -12,6 +12,7 @@ import type { BackendType, Config } from '../config/schema.js';
 import { SvirError } from '../errors.js';
 import { normalizeBaseUrl } from '../normalize-base-url.js';
 import type { DiscoveredModel } from '../upstream/fetch-model-list.js';
+import { isChatModel } from './is-chat-model.js';
 
 export interface RouteCandidate {
   backend: BackendInfo;
@@ -41,12 +42,18 @@ export interface ListedModel {
   backend: string;
   /** Unix seconds. */
   created: number;
+  /** For an alias: the model it stands for (`backend/model` when pinned to a backend). */
+  aliasOf?: string;
 }
 
 export interface ModelRegistry {
   /** Every backend that can serve `model`, best first (up before down, then config order). */
   resolve(model: string): Promise<RouteCandidate[]>;
-  /** The models of every backend that answers (or has a config list), each id once. */
+  /**
+   * The chat models of every backend that answers (or has a config list), each id once, then
+   * the aliases whose model is served. Discovered lists are filtered by name (is-chat-model.ts):
+   * servers list embedding, speech and image models too. Configured lists are taken as written.
+   */
   list(): Promise<ListedModel[]>;
   /** Asks every backend for its model list now (discovered lists replaced; configured ones probed). */
   refresh(): Promise<BackendStatus[]>;
@@ -54,6 +61,11 @@ export interface ModelRegistry {
   status(): BackendStatus[];
   /** The backends as adapters see them, in config order. */
   backends(): readonly BackendInfo[];
+  /**
+   * What a request learned about a backend: reachable (a stream opened) or not (refused, connect
+   * timed out). Failover and balancing then put a down backend last until it answers again.
+   */
+  report(backend: string, reachable: boolean, reason?: string): void;
 }
 
 export interface ModelRegistryDeps {
@@ -74,7 +86,30 @@ interface Entry {
   inflight: Promise<void> | undefined;
 }
 
+/** An alias's target: `backend/model` pins a backend when the part before the first `/` names one. */
+interface AliasTarget {
+  backend: string | undefined;
+  model: string;
+}
+
+function aliasTargets(config: Config): Map<string, AliasTarget> {
+  const names = new Set(config.backends.map((backend) => backend.name));
+  const targets = new Map<string, AliasTarget>();
+  for (const [alias, target] of Object.entries(config.aliases)) {
+    const slash = target.indexOf('/');
+    const prefix = slash === -1 ? '' : target.slice(0, slash);
+    targets.set(
+      alias,
+      slash > 0 && names.has(prefix) && slash < target.length - 1
+        ? { backend: prefix, model: target.slice(slash + 1) }
+        : { backend: undefined, model: target },
+    );
+  }
+  return targets;
+}
+
 export function createModelRegistry(config: Config, deps: ModelRegistryDeps): ModelRegistry {
+  const aliases = aliasTargets(config);
   const startedAt = Math.floor(deps.now() / 1000);
   const entries: Entry[] = config.backends.map((backend) => ({
     info: {
@@ -128,8 +163,13 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
     return entry.configured !== undefined ? [...entry.configured] : entry.discovered.map((m) => m.id);
   }
 
-  function candidates(model: string): RouteCandidate[] {
-    const found = entries.filter((entry) => modelsOf(entry).includes(model));
+  /** Who serves a name: an alias stands for its target (and wins over a model of the same name). */
+  function candidates(name: string): RouteCandidate[] {
+    const alias = aliases.get(name);
+    const model = alias?.model ?? name;
+    const found = entries.filter(
+      (entry) => (alias?.backend === undefined || entry.info.config.name === alias.backend) && modelsOf(entry).includes(model),
+    );
     // Stable sort: backends that answered last time first, config order otherwise.
     const rank = (entry: Entry): number => (entry.state === 'down' ? 1 : 0);
     return found
@@ -163,9 +203,12 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
       await Promise.all(entries.filter((e) => e.configured === undefined).map(ask));
       found = candidates(model);
       if (found.length > 0) return found;
+      const alias = aliases.get(model);
+      const aliasNote =
+        alias === undefined ? '' : ` (an alias of "${alias.backend === undefined ? '' : `${alias.backend}/`}${alias.model}", which is not served now)`;
       throw new SvirError('model_not_found', {
         param: 'model',
-        message: `The model "${model}" is not served by any backend of svir; GET /v1/models lists the models it knows.`,
+        message: `The model "${model}"${aliasNote} is not served by any backend of svir; GET /v1/models lists the models it knows.`,
       });
     },
 
@@ -178,10 +221,21 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
         if (entry.configured === undefined && entry.state !== 'up') continue;
         const created = new Map(entry.discovered.map((m) => [m.id, m.created]));
         for (const id of modelsOf(entry)) {
-          if (seen.has(id)) continue;
+          if (seen.has(id) || (entry.configured === undefined && !isChatModel(id))) continue;
           seen.add(id);
           listed.push({ id, backend: entry.info.config.name, created: created.get(id) ?? startedAt });
         }
+      }
+      for (const [alias, target] of aliases) {
+        // Listed when a backend whose models are listed serves its model.
+        const first = candidates(alias).find((c) => {
+          const entry = entries.find((e) => e.info === c.backend);
+          return entry !== undefined && (entry.configured !== undefined || entry.state === 'up');
+        });
+        if (first === undefined || seen.has(alias)) continue;
+        seen.add(alias);
+        const aliasOf = target.backend === undefined ? target.model : `${target.backend}/${target.model}`;
+        listed.push({ id: alias, backend: first.backend.config.name, created: startedAt, aliasOf });
       }
       return listed;
     },
@@ -197,6 +251,13 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
 
     backends() {
       return entries.map((entry) => entry.info);
+    },
+
+    report(backend, reachable, reason) {
+      const entry = entries.find((e) => e.info.config.name === backend);
+      if (entry === undefined) return;
+      entry.state = reachable ? 'up' : 'down';
+      entry.reason = reachable ? undefined : (reason ?? 'unreachable');
     },
   };
 }

@@ -20,6 +20,8 @@ export interface SendStreamArgs {
   /** The client asked for the usage chunk; otherwise it is read for the log and not sent. */
   includeUsage: boolean;
   signal: AbortSignal;
+  /** Told when svir starts (true) and stops (false) waiting for the client to take its data. */
+  onClientWait?(waiting: boolean): void;
 }
 
 export const STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -58,10 +60,22 @@ function streamHeaders(reply: FastifyReply): Record<string, string | string[]> {
   return { ...headers, ...STREAM_HEADERS };
 }
 
+/**
+ * Sends the stream's status and headers now, before any chunk: a long wait for the first token
+ * is bridged with `: keepalive` comments (stream-deadlines.ts). From then on a failure can only
+ * be an error event. Idempotent.
+ */
+export function commitStream(reply: FastifyReply): void {
+  if (reply.raw.headersSent) return;
+  reply.hijack();
+  reply.raw.writeHead(200, streamHeaders(reply));
+}
+
 export async function sendStream(args: SendStreamArgs): Promise<void> {
   const { reply, summary } = args;
   const raw = reply.raw;
-  let started = false;
+  // Committed already when keepalives were sent while the first token was awaited.
+  let started = raw.headersSent;
   try {
     for await (const step of args.steps) {
       let text = '';
@@ -75,8 +89,7 @@ export async function sendStream(args: SendStreamArgs): Promise<void> {
         // Nothing generated yet: the error handler answers with the error's own status.
         if (step.error !== undefined && text === '') throw step.error;
         if (text === '') continue;
-        reply.hijack();
-        raw.writeHead(200, streamHeaders(reply));
+        commitStream(reply);
         started = true;
       }
       if (step.error !== undefined) {
@@ -88,7 +101,11 @@ export async function sendStream(args: SendStreamArgs): Promise<void> {
         raw.end();
         return;
       }
-      if (!roomLeft) await drained(raw);
+      if (!roomLeft) {
+        args.onClientWait?.(true);
+        await drained(raw);
+        args.onClientWait?.(false);
+      }
     }
     // The steps always end with `done` or an error; anything else is a bug, not a clean end.
     throw new Error('the upstream steps ended without a finish');

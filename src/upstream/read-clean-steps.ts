@@ -21,6 +21,15 @@ export interface ReadCleanStepsArgs {
   normalizer: Normalizer;
   /** The reason the consumer aborted (client gone, shutdown), rethrown as is instead of mapped. */
   signal: AbortSignal;
+  /** Told around each upstream read (deadlines, overhead metrics). */
+  observer?: ReadObserver;
+}
+
+export interface ReadObserver {
+  /** svir starts waiting for the upstream's next bytes. */
+  beforeRead(): void;
+  /** They came, holding this many SSE events (0: a comment or part of an event). */
+  afterRead(events: number): void;
 }
 
 /** After `[DONE]`, what the server still sends is read (to keep its connection) up to this. */
@@ -70,6 +79,7 @@ export async function* readCleanSteps(args: ReadCleanStepsArgs): AsyncGenerator<
       const chunks: CleanChunk[] = [];
       let read: IteratorResult<Uint8Array>;
       try {
+        args.observer?.beforeRead();
         read = await iterator.next();
       } catch (err) {
         if (args.signal.aborted) throw args.signal.reason;
@@ -81,7 +91,9 @@ export async function* readCleanSteps(args: ReadCleanStepsArgs): AsyncGenerator<
         finished = true;
         let step: NormalizerStep | undefined;
         try {
-          step = pushEvents(args.decoder.end(), args, chunks);
+          const events = args.decoder.end();
+          args.observer?.afterRead(events.length);
+          step = pushEvents(events, args, chunks);
         } catch (err) {
           yield { chunks, error: mapTransportError(err, args.ctx.backend, 'stream'), done: false };
           return;
@@ -91,7 +103,9 @@ export async function* readCleanSteps(args: ReadCleanStepsArgs): AsyncGenerator<
       }
       let step: NormalizerStep | undefined;
       try {
-        step = pushEvents(args.decoder.feed(read.value), args, chunks);
+        const events = args.decoder.feed(read.value);
+        args.observer?.afterRead(events.length);
+        step = pushEvents(events, args, chunks);
       } catch (err) {
         // The decoder refuses an endless line with a SvirError; mapTransportError keeps it.
         yield { chunks, error: mapTransportError(err, args.ctx.backend, 'stream'), done: false };

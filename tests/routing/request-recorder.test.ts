@@ -56,8 +56,8 @@ describe('createRequestRecorder', () => {
   it('counts upstream errors by code and a request that reached no backend under none', async () => {
     const metrics = createMetrics();
     const recorder = createRequestRecorder(metrics, () => 0);
-    recorder.finish({ status: 404, finishReason: 'none' });
-    expect(await valueOf(metrics, 'svir_requests_total', { backend: 'none', model: 'none', status: '404', finish_reason: 'none' })).toBe(1);
+    recorder.finish({ status: 404, finishReason: 'error' });
+    expect(await valueOf(metrics, 'svir_requests_total', { backend: 'none', model: 'none', status: '404', finish_reason: 'error' })).toBe(1);
 
     const failing = createRequestRecorder(metrics, () => 0);
     failing.setBackend('vllm');
@@ -90,14 +90,24 @@ describe('createRequestRecorder', () => {
 });
 
 describe('createMetrics', () => {
-  it('reads queue lengths at scrape time and keeps registries apart', async () => {
+  it('reads queue lengths and backend states at scrape time and keeps registries apart', async () => {
     const one = createMetrics();
     const two = createMetrics();
-    one.watchQueues(() => [{ backend: 'lms', active: 2, queued: 3 }]);
+    one.watch({
+      queues: () => [{ backend: 'lms', active: 2, queued: 3 }],
+      backends: () => [
+        { name: 'lms', state: 'up' },
+        { name: 'vllm', state: 'down' },
+        { name: 'new', state: 'unknown' },
+      ],
+    });
     const { body, contentType } = await one.render();
     expect(contentType).toContain('text/plain');
     expect(body).toContain('svir_queue_length{backend="lms"} 3');
     expect(body).toContain('svir_queue_active{backend="lms"} 2');
+    expect(body).toContain('svir_backend_up{backend="lms"} 1');
+    expect(body).toContain('svir_backend_up{backend="vllm"} 0');
+    expect(body).not.toContain('svir_backend_up{backend="new"}');
     one.requests.inc({ backend: 'lms', model: 'm', status: '200', finish_reason: 'stop' });
     expect((await two.render()).body).not.toContain('svir_requests_total{');
   });

@@ -149,6 +149,15 @@ describe('headers are held until the first chunk: a failure before it is a real 
     expect(errorCodeOf(JSON.parse(res.text))).toBe('upstream_auth_failed');
   });
 
+  it('reads an endless error body only up to a bound (an HTML page that never ends), as 502', async () => {
+    svir = await startSvir();
+    svir.upstream.chat({ kind: 'sse', status: 500, headers: { 'content-type': 'text/html' }, pieces: [`<html>${'x'.repeat(200_000)}`], finish: 'hang' });
+    const res = await postChat(svir.url, { ...HELLO, stream: true });
+    expect(res.status).toBe(502);
+    expect(errorCodeOf(JSON.parse(res.text))).toBe('upstream_error');
+    expect(res.text).not.toContain('<html>');
+  });
+
   it('answers an unreachable backend with 503 and Retry-After', async () => {
     svir = await startSvir({ backend: { url: 'http://127.0.0.1:9/v1', models: ['m1'] } });
     const res = await postChat(svir.url, { ...HELLO, stream: true });

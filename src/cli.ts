@@ -13,6 +13,7 @@ import { collectSecrets, createLogger } from './logging.js';
 import { resolveApiKeys } from './auth/resolve-api-keys.js';
 import type { BackendStatus } from './router/create-model-registry.js';
 import { runCheckCommand } from './check/run-check-command.js';
+import { createConfigReloader } from './reload/create-config-reloader.js';
 import { shutdownServer } from './shutdown-server.js';
 import { startServer, type StartedServer } from './start-server.js';
 
@@ -132,16 +133,18 @@ async function main(): Promise<void> {
   }
 
   const file = values.config ?? (process.env.SVIR_CONFIG === '' ? undefined : process.env.SVIR_CONFIG);
-  const loaded = await readConfig(file);
+  const { host, port } = values;
   // Overrides go through the schema again, so a bad --host is reported like a bad file.
-  const overridden = configSchema.safeParse({
-    ...loaded,
-    server: {
-      ...loaded.server,
-      ...(values.host === undefined ? {} : { host: values.host }),
-      ...(values.port === undefined ? {} : { port: parsePort(values.port) }),
-    },
-  });
+  const withOverrides = (loaded: Config) =>
+    configSchema.safeParse({
+      ...loaded,
+      server: {
+        ...loaded.server,
+        ...(host === undefined ? {} : { host }),
+        ...(port === undefined ? {} : { port: parsePort(port) }),
+      },
+    });
+  const overridden = withOverrides(await readConfig(file));
   if (!overridden.success) fail(`invalid --host or --port: ${overridden.error.message}`, 2);
   const config = overridden.data;
 
@@ -157,6 +160,21 @@ async function main(): Promise<void> {
   const source = file ?? 'built-in default (LM Studio :1234, llama.cpp :8080, vLLM :8000)';
   process.stderr.write(summary(started, source));
 
+  // SIGHUP (and, with server.watchConfig, a change of the file) reloads the config: a bad file
+  // is refused with one log line and the running config stays; open streams are not dropped.
+  const reloader = createConfigReloader({
+    async load() {
+      if (file === undefined) throw new Error('svir runs on its built-in default config: there is no file to reload.');
+      const next = withOverrides(await loadConfig(file));
+      if (!next.success) throw new Error(`invalid --host or --port: ${next.error.message}`);
+      return next.data;
+    },
+    apply: (next) => started.app.svir.reload(next),
+    log: { info: (message) => logger.info(message), error: (message) => logger.error(message) },
+  });
+  process.on('SIGHUP', () => void reloader.reload());
+  if (file !== undefined && config.server.watchConfig) reloader.watchFile(file);
+
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {
@@ -165,7 +183,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    const grace = config.server.shutdownGraceMs;
+    const grace = started.app.svir.config.server.shutdownGraceMs;
     process.stderr.write(`svir: ${signal}, shutting down (open streams get ${grace} ms)\n`);
     shutdownServer(started.app, grace)
       .then(() => {

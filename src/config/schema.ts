@@ -69,6 +69,8 @@ export const configSchema = z
         shutdownGraceMs: z.number().int().nonnegative().default(10_000),
         /** Send `: keepalive` while waiting this long for the first token (0: never). */
         keepaliveMs: z.number().int().nonnegative().default(15_000),
+        /** Reload the config file when it changes, as on SIGHUP. */
+        watchConfig: z.boolean().default(false),
         logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
       })
       .prefault({}),

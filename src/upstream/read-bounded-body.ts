@@ -20,6 +20,8 @@ export async function readBoundedBody(body: Dispatcher.ResponseData['body'], lim
   let text = '';
   let size = 0;
   let complete = false;
+  // Destroying an unfinished body makes undici emit an abort error: heard here, never uncaught.
+  body.on('error', () => undefined);
   const timer = setTimeout(() => body.destroy(), limits.timeoutMs);
   try {
     for await (const chunk of body) {

@@ -123,6 +123,11 @@ export async function* readCleanSteps(args: ReadCleanStepsArgs): AsyncGenerator<
     // that runs after the last step was taken, so it never holds up the client. Anything else
     // (error, abort) closes the connection, which also tells a local server to stop generating.
     if (finished) void drainRest(iterator, args.body);
-    else args.body.destroy();
+    else {
+      // undici reports a body destroyed before its end as an abort error; with no read pending
+      // nobody may be listening, and an unheard error would crash the process.
+      args.body.on('error', () => undefined);
+      args.body.destroy();
+    }
   }
 }

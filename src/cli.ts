@@ -79,7 +79,7 @@ function describeBackend(status: BackendStatus): string {
   const detail =
     status.state === 'up'
       ? `${models}${status.modelsFrom === 'config' ? ' (configured)' : ''}`
-      : `${status.modelsFrom === 'config' ? `${models} configured; ` : ''}${(status.reason ?? 'not answering').replace(/^backend "[^"]*" /, '')}`;
+      : `${status.modelsFrom === 'config' ? `${models} configured; ` : ''}${(status.reason ?? 'not answering').replace(/^backend "[^"]*" (is )?/, '')}`;
   return `    ${state}  ${status.name} (${status.type}) ${status.baseUrl}  ${detail}`;
 }
 

@@ -14,6 +14,8 @@ import { resolveApiKeys } from './auth/resolve-api-keys.js';
 import type { Env } from './config/load-config.js';
 import type { BackendType, Config } from './config/schema.js';
 import { SvirError, toErrorResponse } from './errors.js';
+import { answerClientError } from './answer-client-error.js';
+import { exceedsJsonDepth } from './exceeds-json-depth.js';
 import { collectSecrets, createLogger, type Logger } from './logging.js';
 import { recordError, startSummary, summaryLine, summaryOf } from './request-summary.js';
 import { createBalancer } from './balance/create-balancer.js';
@@ -111,6 +113,9 @@ function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   return reply.code(response.status).headers(response.headers).type('application/json; charset=utf-8').send(response.body);
 }
 
+/** Deeper bodies are refused: far beyond any real schema, far below what overflows JSON.stringify. */
+const MAX_JSON_DEPTH = 1_000;
+
 /** How long discovery may take per backend, on top of the connect timeout. */
 const DISCOVERY_EXTRA_MS = 5_000;
 
@@ -149,6 +154,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     requestIdHeader: false,
     // Shutdown answers late requests itself, in the one error shape.
     return503OnClosing: false,
+    // A request the HTTP parser refuses is answered in the one error shape too.
+    clientErrorHandler: answerClientError,
   });
   let routeSecrets: readonly string[] = secrets;
   // Model lists are asked again every modelRefreshMs, which also keeps each backend's state
@@ -194,6 +201,10 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
     const body = typeof raw === 'string' ? raw : raw.toString('utf8');
+    if (exceedsJsonDepth(body, MAX_JSON_DEPTH)) {
+      done(new SvirError('invalid_request', { message: `The request body nests deeper than ${MAX_JSON_DEPTH} levels.` }), undefined);
+      return;
+    }
     parseJson(request, body, (err, value) => {
       if (err === null || err === undefined) {
         done(null, value);

@@ -192,6 +192,10 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
 
   return {
     async resolve(model) {
+      // A backend whose list was never had may serve the model too (the same model on several
+      // backends): ask those once before answering, or the first one known would take it all.
+      const unasked = entries.filter((e) => e.configured === undefined && e.checkedAt === undefined);
+      if (unasked.length > 0) await Promise.all(unasked.map(ask));
       let found = candidates(model);
       if (found.length > 0) {
         // Known: serve now; a stale list is refreshed without making this request wait.

@@ -150,31 +150,9 @@ async function main(): Promise<void> {
 
   const secrets = [...collectSecrets(config), ...resolveApiKeys(config.server.apiKeys, process.env)];
   const logger = createLogger({ level: config.server.logLevel, secrets });
-  let started: StartedServer;
-  try {
-    started = await startServer(config, { logger });
-  } catch (err) {
-    logger.flush();
-    fail(err instanceof Error ? err.message : String(err));
-  }
-  const source = file ?? 'built-in default (LM Studio :1234, llama.cpp :8080, vLLM :8000)';
-  process.stderr.write(summary(started, source));
-
-  // SIGHUP (and, with server.watchConfig, a change of the file) reloads the config: a bad file
-  // is refused with one log line and the running config stays; open streams are not dropped.
-  const reloader = createConfigReloader({
-    async load() {
-      if (file === undefined) throw new Error('svir runs on its built-in default config: there is no file to reload.');
-      const next = withOverrides(await loadConfig(file));
-      if (!next.success) throw new Error(`invalid --host or --port: ${next.error.message}`);
-      return next.data;
-    },
-    apply: (next) => started.app.svir.reload(next),
-    log: { info: (message) => logger.info(message), error: (message) => logger.error(message) },
-  });
-  process.on('SIGHUP', () => void reloader.reload());
-  if (file !== undefined && config.server.watchConfig) reloader.watchFile(file);
-
+  // Signals are taken before anything is printed, so a supervisor that stops svir as soon as it
+  // reads the summary still gets a graceful shutdown.
+  let started: StartedServer | undefined;
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {
@@ -183,6 +161,11 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    if (started === undefined) {
+      // Still starting: nothing is being served yet.
+      process.stderr.write(`svir: ${signal} while starting, exiting\n`);
+      process.exit(0);
+    }
     const grace = started.app.svir.config.server.shutdownGraceMs;
     process.stderr.write(`svir: ${signal}, shutting down (open streams get ${grace} ms)\n`);
     shutdownServer(started.app, grace)
@@ -197,6 +180,32 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+
+  let running: StartedServer;
+  try {
+    running = await startServer(config, { logger });
+  } catch (err) {
+    logger.flush();
+    fail(err instanceof Error ? err.message : String(err));
+  }
+  started = running;
+  const source = file ?? 'built-in default (LM Studio :1234, llama.cpp :8080, vLLM :8000)';
+  process.stderr.write(summary(running, source));
+
+  // SIGHUP (and, with server.watchConfig, a change of the file) reloads the config: a bad file
+  // is refused with one log line and the running config stays; open streams are not dropped.
+  const reloader = createConfigReloader({
+    async load() {
+      if (file === undefined) throw new Error('svir runs on its built-in default config: there is no file to reload.');
+      const next = withOverrides(await loadConfig(file));
+      if (!next.success) throw new Error(`invalid --host or --port: ${next.error.message}`);
+      return next.data;
+    },
+    apply: (next) => running.app.svir.reload(next),
+    log: { info: (message) => logger.info(message), error: (message) => logger.error(message) },
+  });
+  process.on('SIGHUP', () => void reloader.reload());
+  if (file !== undefined && config.server.watchConfig) reloader.watchFile(file);
 }
 
 main().catch((err: unknown) => {

@@ -41,6 +41,8 @@ export interface StreamContext {
   reasoningTags: 'auto' | 'open' | 'off';
   /** The delta key reasoning goes out under (config `reasoning.field`). */
   reasoningField: string;
+  /** Configured keys, scrubbed from a server's error inside the stream that echoes one. */
+  secrets?: readonly string[];
 }
 
 export interface UpstreamCall {

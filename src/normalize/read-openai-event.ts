@@ -123,7 +123,7 @@ function toolPart(piece: z.infer<typeof toolPieceSchema>): Part {
 }
 
 function streamError(body: string, ctx: StreamContext): SvirError {
-  return mapUpstreamError({ status: 200, body, backend: ctx.backend, channel: 'stream' });
+  return mapUpstreamError({ status: 200, body, backend: ctx.backend, channel: 'stream', secrets: ctx.secrets ?? [] });
 }
 
 function unreadable(ctx: StreamContext, what: string): Part {

@@ -10,7 +10,13 @@ import type { Config } from '../config/schema.js';
 
 const offeredTools = z.array(z.looseObject({ function: z.looseObject({ name: z.string().min(1) }) }));
 
-export function buildStreamContext(request: ChatRequest, call: UpstreamCall, backend: BackendInfo, config: Config): StreamContext {
+export function buildStreamContext(
+  request: ChatRequest,
+  call: UpstreamCall,
+  backend: BackendInfo,
+  config: Config,
+  secrets: readonly string[] = [],
+): StreamContext {
   const tools = offeredTools.safeParse(call.body.tools);
   const format = request.response_format?.type;
   return {
@@ -23,5 +29,7 @@ export function buildStreamContext(request: ChatRequest, call: UpstreamCall, bac
     structuredOutput: format === 'json_schema' || format === 'json_object',
     reasoningTags: backend.config.reasoningTags,
     reasoningField: config.reasoning.field,
+    // A server's error inside the stream may echo the key it was sent, as its HTTP errors may.
+    secrets,
   };
 }

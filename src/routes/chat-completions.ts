@@ -240,7 +240,7 @@ async function attempt(deps: Required<ChatRouteDeps>, scope: RequestScope, candi
     summary.changes = opened.changes;
     summary.retried = opened.retried;
     setSvirHeaders(reply, name, opened.changes);
-    const ctx = buildStreamContext(chat, call, backend, state.config);
+    const ctx = buildStreamContext(chat, call, backend, state.config, state.secrets);
     await respond(deps, reply, summary, { chat, ctx, adapter, opened, deadlines, recorder });
   } catch (err) {
     if (isBackendDownError(err)) state.registry.report(name, false, err.message);

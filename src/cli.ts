@@ -13,7 +13,7 @@ import { collectSecrets, createLogger } from './logging.js';
 import { resolveApiKeys } from './auth/resolve-api-keys.js';
 import type { BackendStatus } from './router/create-model-registry.js';
 import { runCheckCommand } from './check/run-check-command.js';
-import { createConfigReloader } from './reload/create-config-reloader.js';
+import { createConfigReloader, type ConfigReloader } from './reload/create-config-reloader.js';
 import { shutdownServer } from './shutdown-server.js';
 import { startServer, type StartedServer } from './start-server.js';
 
@@ -180,10 +180,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // Taken early too: SIGHUP's default action would end the process.
+  let reloader: ConfigReloader | undefined;
+  process.on('SIGHUP', () => {
+    if (reloader === undefined) process.stderr.write('svir: SIGHUP while starting, ignored\n');
+    else void reloader.reload();
+  });
 
   let running: StartedServer;
   try {
-    running = await startServer(config, { logger });
+    running = await startServer(config, { logger, processMetrics: true });
   } catch (err) {
     logger.flush();
     fail(err instanceof Error ? err.message : String(err));
@@ -194,7 +200,7 @@ async function main(): Promise<void> {
 
   // SIGHUP (and, with server.watchConfig, a change of the file) reloads the config: a bad file
   // is refused with one log line and the running config stays; open streams are not dropped.
-  const reloader = createConfigReloader({
+  reloader = createConfigReloader({
     async load() {
       if (file === undefined) throw new Error('svir runs on its built-in default config: there is no file to reload.');
       const next = withOverrides(await loadConfig(file));
@@ -204,7 +210,6 @@ async function main(): Promise<void> {
     apply: (next) => running.app.svir.reload(next),
     log: { info: (message) => logger.info(message), error: (message) => logger.error(message) },
   });
-  process.on('SIGHUP', () => void reloader.reload());
   if (file !== undefined && config.server.watchConfig) reloader.watchFile(file);
 }
 

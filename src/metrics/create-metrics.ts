@@ -49,7 +49,7 @@ export interface CreateMetricsOptions {
 
 export function createMetrics(options: CreateMetricsOptions = {}): SvirMetrics {
   const registry = new Registry();
-  if (options.processMetrics === true) collectDefaultMetrics({ register: registry, prefix: 'svir_process_' });
+  if (options.processMetrics === true) collectDefaultMetrics({ register: registry, prefix: 'svir_' });
 
   let sources: MetricSources = { queues: () => [], backends: () => [] };
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sse, type ScriptedResponse } from '../fakes/scripted-upstream.js';
 import { buildChatEvents } from '../faults/chat-events.js';
 import { readMetric } from './helpers/read-metric.js';
-import { answer, chatBody, closedPortUrl, post, startFleet, type Fleet } from './helpers/start-fleet.js';
+import { answer, chatBody, closedPortUrl, post, startFleet, until, type Fleet } from './helpers/start-fleet.js';
 
 function scripted(spec: Parameters<typeof buildChatEvents>[0], tail: 'done' | 'hang' = 'done'): ScriptedResponse {
   const pieces = buildChatEvents(spec).map((event) => sse(event));
@@ -113,5 +113,43 @@ describe('GET /metrics after a known sequence', () => {
     expect(readMetric(text, 'svir_backend_up', { backend: 'a' })).toBe(1);
     expect(readMetric(text, 'svir_backend_up', { backend: 'c1' })).toBe(0);
     expect(readMetric(text, 'svir_backend_up', { backend: 'c2' })).toBe(1);
+  });
+});
+
+describe('a client that leaves mid-stream', () => {
+  it('is counted as aborted, and its stream leaves the in-flight gauge', async () => {
+    const own = await startFleet({ backends: [{ name: 'a', listed: ['ma'] }] });
+    try {
+      const events = buildChatEvents({ content: ['first words'] });
+      own.upstream('a').chat({
+        kind: 'sse',
+        pieces: [sse(events[0] ?? ''), sse(events[1] ?? ''), { waitFor: new Promise(() => undefined) }],
+        finish: 'hang',
+      });
+      const client = new AbortController();
+      const response = await fetch(`${own.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(chatBody('ma', { stream: true })),
+        signal: client.signal,
+      });
+      const reader = response.body?.getReader();
+      let seen = '';
+      while (reader !== undefined && !seen.includes('first words')) {
+        const read = await reader.read();
+        if (read.done) break;
+        seen += new TextDecoder().decode(read.value);
+      }
+      const scrape = async () => (await (await fetch(`${own.url}/metrics`)).text());
+      expect(readMetric(await scrape(), 'svir_in_flight_streams', { backend: 'a' })).toBe(1);
+      client.abort();
+      await until(async () => readMetric(await scrape(), 'svir_requests_total', { finish_reason: 'aborted' }) === 1, 'the aborted count');
+      const after = await scrape();
+      expect(readMetric(after, 'svir_requests_total', { backend: 'a', model: 'ma', status: '200', finish_reason: 'aborted' })).toBe(1);
+      expect(readMetric(after, 'svir_in_flight_streams', { backend: 'a' })).toBe(0);
+      expect(readMetric(after, 'svir_queue_active', { backend: 'a' })).toBe(0);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { parseCleanStream } from '../faults/parse-clean-stream.js';
-import { answer, chatBody, closedPortUrl, comeUpOn, post, startFleet, type Fleet } from './helpers/start-fleet.js';
+import { answer, chatBody, closedPortUrl, comeUpOn, post, startFleet, until, type Fleet } from './helpers/start-fleet.js';
 
 const modelList = z.object({
   object: z.literal('list'),
@@ -211,5 +211,16 @@ describe('GET /healthz and /readyz', () => {
 
     // Both without svir's key; the API itself still asks for it.
     expect((await fetch(`${fleet.url}/v1/models`)).status).toBe(401);
+  });
+});
+
+describe('model list refresh', () => {
+  it('asks every backend again every modelRefreshMs, with no request coming', async () => {
+    fleet = await startFleet({ backends: [{ name: 'lms', listed: ['a'] }], modelRefreshMs: 30 });
+    const asked = () => fleet!.upstream('lms').requestsTo('GET', '/v1/models').length;
+    const before = asked();
+    fleet.upstream('lms').models(['a', 'b']);
+    await until(() => asked() >= before + 2, 'two refreshes');
+    expect(fleet.app.svir.registry.status()[0]?.models).toEqual(['a', 'b']);
   });
 });

@@ -12,18 +12,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Adapter, StreamContext } from '../adapters/adapter.js';
 import type { ActiveStreams } from '../active-streams.js';
-import { createBalancer, type Balancer } from '../balance/create-balancer.js';
+import type { Balancer } from '../balance/create-balancer.js';
 import { isBackendDownError } from '../balance/is-backend-down-error.js';
 import { runWithFailover } from '../balance/run-with-failover.js';
 import { chatRequestSchema, type ChatRequest } from '../chat-request.js';
 import type { BackendType, Config } from '../config/schema.js';
 import { SvirError, toErrorResponse } from '../errors.js';
-import { createMetrics, type SvirMetrics } from '../metrics/create-metrics.js';
+import type { SvirMetrics } from '../metrics/create-metrics.js';
 import { createRequestRecorder, type RecordedFinish, type RequestRecorder } from '../metrics/request-recorder.js';
 import { createNormalizer, type NormalizerStep } from '../normalize/normalizer.js';
 import { createSseDecoder } from '../normalize/sse-decoder.js';
 import { encodeComment, encodeErrorEvent } from '../normalize/sse-encoder.js';
-import { createBackendQueues, type BackendQueues } from '../queue/backend-queues.js';
+import type { QueueTicket } from '../queue/backend-queue.js';
+import type { BackendQueues } from '../queue/backend-queues.js';
 import { recordError, startSummary, summaryOf, type RequestSummary } from '../request-summary.js';
 import type { ModelRegistry, RouteCandidate } from '../router/create-model-registry.js';
 import { createStreamDeadlines, type StreamDeadlines } from '../timeouts/stream-deadlines.js';
@@ -53,12 +54,12 @@ export interface ChatRouteDeps {
   /** ms since the epoch. */
   now(): number;
   streams: ActiveStreams;
-  /** Per-backend slots and queues (maxConcurrent, maxQueue, queueTimeoutMs). */
-  queues?: BackendQueues;
-  balancer?: Balancer;
-  metrics?: SvirMetrics;
-  /** Monotonic ms, for durations in metrics; performance.now by default. */
-  clock?(): number;
+  /** Per-backend slots and queues (maxConcurrent, maxQueue, queueTimeoutMs), kept across reloads. */
+  queues: BackendQueues;
+  balancer: Balancer;
+  metrics: SvirMetrics;
+  /** Monotonic ms, for durations in metrics. */
+  clock(): number;
 }
 
 /** Headers every answer of this route carries once the backend is known. */
@@ -96,14 +97,17 @@ interface Attempt {
   recorder: RequestRecorder;
 }
 
-const FINISH_REASONS: ReadonlySet<string> = new Set(['stop', 'length', 'tool_calls', 'content_filter']);
+const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter'] as const;
+
+function isFinishReason(reason: string | undefined): reason is (typeof FINISH_REASONS)[number] {
+  return FINISH_REASONS.some((known) => known === reason);
+}
 
 /** How the answer ended, for the requests metric, once the response is closed. */
 function finishOf(summary: RequestSummary, clientLeft: boolean): RecordedFinish {
   if (clientLeft) return 'aborted';
   const reason = summary.finishReason;
-  if (summary.error !== undefined || reason === undefined || !FINISH_REASONS.has(reason)) return 'error';
-  return reason === 'stop' || reason === 'length' || reason === 'tool_calls' ? reason : 'content_filter';
+  return summary.error === undefined && isFinishReason(reason) ? reason : 'error';
 }
 
 /** While the first token is awaited: commit the stream and send a comment the client skips. */
@@ -114,7 +118,7 @@ function sendKeepalive(reply: FastifyReply): void {
   raw.write(encodeComment('keepalive'));
 }
 
-async function handle(deps: Required<ChatRouteDeps>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function handle(deps: ChatRouteDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const state = deps.current();
   const summary: RequestSummary = summaryOf(request) ?? startSummary(request, deps.now());
   const recorder = createRequestRecorder(deps.metrics, deps.clock);
@@ -186,7 +190,7 @@ async function handle(deps: Required<ChatRouteDeps>, request: FastifyRequest, re
 }
 
 /** One try on one backend: its queue slot, its deadlines, its upstream stream. */
-async function attempt(deps: Required<ChatRouteDeps>, scope: RequestScope, candidate: RouteCandidate): Promise<void> {
+async function attempt(deps: ChatRouteDeps, scope: RequestScope, candidate: RouteCandidate): Promise<void> {
   const { reply, chat, state, summary, recorder, abort } = scope;
   const { backend, upstreamModel } = candidate;
   const name = backend.config.name;
@@ -203,7 +207,7 @@ async function attempt(deps: Required<ChatRouteDeps>, scope: RequestScope, candi
 
   const queue = deps.queues.get(name);
   recorder.stopwatch.enter('queue');
-  let ticket;
+  let ticket: QueueTicket | undefined;
   try {
     ticket = queue === undefined ? undefined : await queue.acquire(abort.signal);
   } finally {
@@ -256,7 +260,7 @@ async function attempt(deps: Required<ChatRouteDeps>, scope: RequestScope, candi
 }
 
 async function respond(
-  deps: Required<ChatRouteDeps>,
+  deps: ChatRouteDeps,
   reply: FastifyReply,
   summary: RequestSummary,
   attempt: Attempt,
@@ -304,16 +308,9 @@ async function respond(
 }
 
 export function registerChatCompletionsRoute(app: FastifyInstance, deps: ChatRouteDeps): void {
-  const full: Required<ChatRouteDeps> = {
-    ...deps,
-    queues: deps.queues ?? createBackendQueues(deps.current().config.backends),
-    balancer: deps.balancer ?? createBalancer(),
-    metrics: deps.metrics ?? createMetrics(),
-    clock: deps.clock ?? (() => performance.now()),
-  };
   app.post('/v1/chat/completions', async (request, reply) => {
     try {
-      await handle(full, request, reply);
+      await handle(deps, request, reply);
     } catch (err) {
       const summary = summaryOf(request);
       if (summary !== undefined) recordError(summary, err);

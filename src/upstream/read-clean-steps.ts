@@ -34,9 +34,15 @@ export interface ReadObserver {
 
 /** After `[DONE]`, what the server still sends is read (to keep its connection) up to this. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
+/**
+ * ...and for this long: a server that sends `[DONE]` and then neither ends the body nor closes
+ * would otherwise hold the connection, and a graceful shutdown, until the idle deadline.
+ */
+const DRAIN_LIMIT_MS = 1_000;
 
 async function drainRest(iterator: AsyncIterator<Uint8Array>, body: UpstreamBody): Promise<void> {
   let size = 0;
+  const timer = setTimeout(() => body.destroy(), DRAIN_LIMIT_MS);
   try {
     for (;;) {
       const read = await iterator.next();
@@ -48,7 +54,9 @@ async function drainRest(iterator: AsyncIterator<Uint8Array>, body: UpstreamBody
       }
     }
   } catch {
-    // The server closed it first: nothing to reuse.
+    // The server closed it first, or took too long: nothing to reuse.
+  } finally {
+    clearTimeout(timer);
   }
 }
 

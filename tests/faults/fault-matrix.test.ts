@@ -41,6 +41,15 @@ beforeAll(async () => {
         models: ['fault-model'],
         timeouts: { connectMs: 1_000, firstTokenMs: 300, idleMs: 300 },
       },
+      {
+        // The same upstream with time to spare: a giant line must end on svir's line bound,
+        // not on a deadline that a loaded machine reaches first while reading 8 MiB.
+        name: 'patient',
+        type: 'openai',
+        url: upstream.url,
+        models: ['patient-model'],
+        timeouts: { connectMs: 1_000, firstTokenMs: 30_000, idleMs: 30_000 },
+      },
     ],
   });
   agent = new Agent();
@@ -54,6 +63,8 @@ afterAll(async () => {
 });
 
 interface Expected {
+  /** The answer was complete before the fault (after [DONE]): the client gets all of it. */
+  complete: boolean;
   /** Whether svir had sent its headers and a chunk before the fault. */
   inStream: boolean;
   codes: string[];
@@ -63,11 +74,12 @@ interface Expected {
 function expectedFor(kind: FaultKind, phase: FaultPhase, stream: boolean): Expected {
   // Headers wait for the first upstream chunk: until one came, the failure is a real status.
   const inStream = stream && (phase === 'mid-chunk' || phase === 'between-chunks' || phase === 'after-finish');
-  if (kind === 'stall') return { inStream, codes: ['upstream_timeout'] };
+  if (phase === 'after-done') return { complete: true, inStream: false, codes: [] };
+  if (kind === 'stall') return { complete: false, inStream, codes: ['upstream_timeout'] };
   // Garbage that happens to be lines of unknown SSE fields is ignored, as SSE says; then the
   // stream stalls and the idle limit fires. Either way the client hears of it once.
-  if (kind === 'garbage') return { inStream, codes: ['upstream_error', 'upstream_timeout'] };
-  return { inStream, codes: ['upstream_error'] };
+  if (kind === 'garbage') return { complete: false, inStream, codes: ['upstream_error', 'upstream_timeout'] };
+  return { complete: false, inStream, codes: ['upstream_error'] };
 }
 
 /** Faults where the fake sends a whole, well-framed HTTP answer (an error or a non-stream body). */
@@ -79,18 +91,19 @@ const STATUS_OF: Record<string, number> = { upstream_error: 502, upstream_timeou
 
 async function chat(
   stream: boolean,
-  onFirstBytes: () => void = () => undefined,
+  onBytes: (soFar: string) => void = () => undefined,
+  model = 'fault-model',
 ): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
   const response = await request(`${svir.url}/v1/chat/completions`, {
     method: 'POST',
     dispatcher: agent,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'fault-model', messages: [{ role: 'user', content: 'hi' }], stream }),
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], stream }),
   });
   const pieces: Buffer[] = [];
   for await (const piece of response.body) {
-    if (pieces.length === 0) onFirstBytes();
     pieces.push(Buffer.isBuffer(piece) ? piece : Buffer.from(piece));
+    onBytes(Buffer.concat(pieces).toString('utf8'));
   }
   return { status: response.statusCode, headers: response.headers, text: Buffer.concat(pieces).toString('utf8') };
 }
@@ -135,14 +148,34 @@ describe('upstream faults through svir', () => {
   it.each(cases)('$kind at $phase (stream: $stream)', async ({ kind, phase, stream }) => {
     const expected = expectedFor(kind, phase, stream);
     const { gate, open } = firstBytesGate();
-    upstream.enqueue({ ...helloScript(), fault: expected.inStream ? { kind, phase, waitFor: gate } : { kind, phase } });
+    const gated = expected.inStream || expected.complete;
+    upstream.enqueue({ ...helloScript(), fault: gated ? { kind, phase, waitFor: gate } : { kind, phase } });
     const before = upstream.requests.length;
-    const answer = await chat(stream, open);
+    // After [DONE], the fault waits until svir has passed the whole answer on (a reset would
+    // make the kernel drop a [DONE] svir had not read yet); before it, until the first bytes.
+    const model = kind === 'giant-line' ? 'patient-model' : 'fault-model';
+    const answer = await chat(
+      stream,
+      (soFar) => {
+        if (!expected.complete || !stream || soFar.includes('data: [DONE]')) open();
+      },
+      model,
+    );
     open();
     const record = upstream.requests[before];
     expect(record, 'the fault upstream saw the request').toBeDefined();
 
-    if (expected.inStream) {
+    if (expected.complete) {
+      expect(answer.status, answer.text.slice(0, 400)).toBe(200);
+      if (stream) {
+        const parsed = parseCleanStream(answer.text);
+        expect(parsed.errors).toEqual([]);
+        expect(parsed.content).toBe('Hello world!');
+        expect(parsed.doneLast).toBe(true);
+      } else {
+        expect(answer.text).toContain('Hello world!');
+      }
+    } else if (expected.inStream) {
       expect(answer.status).toBe(200);
       const parsed = parseCleanStream(answer.text);
       expect(parsed.errors, answer.text.slice(-400)).toHaveLength(1);
@@ -178,6 +211,29 @@ describe('upstream faults through svir', () => {
       await expectServing(stream);
     }
   });
+
+  it.each([true, false])(
+    'a server that stalls after [DONE] with long deadlines: the answer is whole, and svir lets the connection go (stream: %s)',
+    async (stream) => {
+      const { gate, open } = firstBytesGate();
+      upstream.enqueue({ ...helloScript(), fault: { kind: 'stall', phase: 'after-done', waitFor: gate } });
+      const before = upstream.requests.length;
+      const answer = await chat(
+        stream,
+        (soFar) => {
+          if (!stream || soFar.includes('data: [DONE]')) open();
+        },
+        'patient-model',
+      );
+      open();
+      expect(answer.status).toBe(200);
+      expect(answer.text).toContain('Hello');
+      const record = upstream.requests[before];
+      // Far below the 30 s idle deadline of this backend: waiting for a body that will not
+      // end would hold a socket (and a graceful shutdown) that long.
+      expect(await upstream.waitForSocketClose(record!.socket, CLOSE_BOUND_MS)).toBeTypeOf('number');
+    },
+  );
 
   it('leaves no timer, socket or listener behind', async () => {
     await agent.close();

@@ -79,7 +79,7 @@ describe('fault upstream: normal answers', () => {
 describe('fault upstream: faults', () => {
   it('knows which faults exist at which phase and refuses the others', () => {
     const applicable = FAULT_KINDS.flatMap((kind) => FAULT_PHASES.filter((phase) => faultApplies(kind, phase)).map((phase) => `${kind}@${phase}`));
-    expect(applicable).toHaveLength(6 * 5 + 2);
+    expect(applicable).toHaveLength(6 * 6 + 2);
     expect(() => upstream.enqueue({ fault: { kind: 'redirect', phase: 'mid-chunk' } })).toThrow(/only before headers|cannot happen/);
   });
 

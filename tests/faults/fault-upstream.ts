@@ -19,7 +19,11 @@ import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { buildChatEvents } from './chat-events.js';
 
-export const FAULT_PHASES = ['before-headers', 'after-headers', 'mid-chunk', 'between-chunks', 'after-finish'] as const;
+/**
+ * `after-done` goes beyond the five phases of the issue: the stream is complete, and then the
+ * server misbehaves before it ends the response (svir must not hold the connection for it).
+ */
+export const FAULT_PHASES = ['before-headers', 'after-headers', 'mid-chunk', 'between-chunks', 'after-finish', 'after-done'] as const;
 export type FaultPhase = (typeof FAULT_PHASES)[number];
 
 export const FAULT_KINDS = [
@@ -384,13 +388,18 @@ export async function startFaultUpstream(options: FaultUpstreamOptions = {}): Pr
       if (script.delayMs !== undefined && script.delayMs > 0) await pause(script.delayMs);
       if (socket.destroyed || shuttingDown) return;
     }
-    if (fault !== undefined) {
+    if (fault !== undefined && fault.phase !== 'after-done') {
       // after-finish, or a script with fewer events than afterEvents: the fault replaces [DONE].
       await fault.waitFor;
       await streamFault(record, res, socket, fault.kind, 'line-start');
       return;
     }
     if (script.done !== false && !(await write(record, res, socket, 'data: [DONE]\n\n'))) return;
+    if (fault?.phase === 'after-done') {
+      await fault.waitFor;
+      await streamFault(record, res, socket, fault.kind, 'line-start');
+      return;
+    }
     res.end();
     record.responseEnded = true;
   }

@@ -125,7 +125,7 @@ export async function probeBackend(backend: BackendInfo, deps: ProbeDeps): Promi
   const configured = config.models;
   let discovered: string[] | undefined;
   try {
-    discovered = (await fetchModelList(deps.dispatcher, backend, { timeoutMs: deps.timeoutMs })).map((model) => model.id);
+    discovered = (await fetchModelList(deps.dispatcher, backend, { timeoutMs: deps.timeoutMs })).models.map((model) => model.id);
   } catch (err) {
     const reason = explain(err, deps.timeoutMs);
     const code = err instanceof SvirError ? err.code : undefined;

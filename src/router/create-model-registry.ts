@@ -11,7 +11,7 @@ import type { BackendInfo } from '../adapters/adapter.js';
 import type { BackendType, Config } from '../config/schema.js';
 import { SvirError } from '../errors.js';
 import { normalizeBaseUrl } from '../normalize-base-url.js';
-import type { DiscoveredModel } from '../upstream/fetch-model-list.js';
+import type { DiscoveredModel, ModelListing } from '../upstream/fetch-model-list.js';
 import { isChatModel } from './is-chat-model.js';
 
 export interface RouteCandidate {
@@ -69,8 +69,11 @@ export interface ModelRegistry {
 }
 
 export interface ModelRegistryDeps {
-  /** GET /v1/models of one backend; throws when it cannot be had. */
-  listModels(backend: BackendInfo): Promise<DiscoveredModel[]>;
+  /**
+   * GET /v1/models of one backend; throws when it cannot be had. A listing also says whether
+   * the list shows the backend taking images; a plain array says nothing about that.
+   */
+  listModels(backend: BackendInfo): Promise<DiscoveredModel[] | ModelListing>;
   /** Milliseconds since the epoch. */
   now(): number;
 }
@@ -131,10 +134,15 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
     entry.inflight ??= deps
       .listModels(entry.info)
       .then(
-        (models) => {
+        (answer) => {
+          const listing: ModelListing = Array.isArray(answer) ? { models: answer, vision: undefined } : answer;
           entry.state = 'up';
-          entry.discovered = models;
+          entry.discovered = listing.models;
           entry.reason = undefined;
+          // The config wins; otherwise what the server lists (llama.cpp without its projector
+          // says text only), so an image is refused before it is sent. Asked for configured
+          // lists too: refresh() probes every backend.
+          entry.info.vision = entry.info.config.vision ?? listing.vision;
         },
         (err: unknown) => {
           // A down backend keeps the list it last gave: a request for its model then gets a

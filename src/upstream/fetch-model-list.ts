@@ -1,10 +1,13 @@
 /**
- * `GET /v1/models` of one backend → the ids it serves (R§6). Bounded in time and size; any
- * failure is a SvirError, so the caller can mark the backend down and go on.
+ * `GET /v1/models` of one backend → the ids it serves (R§6), and whether the list says the
+ * backend takes images (llama.cpp's `input_modalities`: without its projector an image is a 500
+ * that svir refuses first). Bounded in time and size; any failure is a SvirError, so the caller
+ * can mark the backend down and go on.
  */
 import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import type { BackendInfo } from '../adapters/adapter.js';
+import { readListedVision } from '../adapters/models/read-listed-vision.js';
 import { SvirError } from '../errors.js';
 import { mapTransportError } from './map-transport-error.js';
 import { modelsRequest } from './models-request.js';
@@ -14,6 +17,12 @@ export interface DiscoveredModel {
   id: string;
   /** Unix seconds, when the server said. */
   created?: number;
+}
+
+export interface ModelListing {
+  models: DiscoveredModel[];
+  /** What the list says about images; undefined when it says nothing (most servers). */
+  vision: boolean | undefined;
 }
 
 export interface FetchModelListOptions {
@@ -38,7 +47,7 @@ export async function fetchModelList(
   dispatcher: Dispatcher,
   backend: BackendInfo,
   options: FetchModelListOptions,
-): Promise<DiscoveredModel[]> {
+): Promise<ModelListing> {
   const { url, headers } = modelsRequest(backend);
   const name = backend.config.name;
   const signal = AbortSignal.timeout(options.timeoutMs);
@@ -93,5 +102,5 @@ export async function fetchModelList(
     seen.add(entry.id);
     models.push(entry.created === undefined ? { id: entry.id } : { id: entry.id, created: entry.created });
   }
-  return models;
+  return { models, vision: readListedVision(json) };
 }

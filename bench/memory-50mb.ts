@@ -128,6 +128,7 @@ async function measure(target: TargetProcess, body: Buffer): Promise<ProcessMemo
 export async function runMemoryBench(options: {
   bodyMb: number;
   svirFrom: 'dist' | 'src';
+  svirEntry?: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }): Promise<MemoryResult> {
   const bodyBytes = Math.round(options.bodyMb * 1024 * 1024);
@@ -148,6 +149,7 @@ export async function runMemoryBench(options: {
         backendType: 'openai',
         upstream: `http://127.0.0.1:${mock.port}/v1/`,
         source: options.svirFrom,
+        entry: options.svirEntry,
         logLevel: options.logLevel,
       },
       { maxLifetimeMs },
@@ -165,6 +167,11 @@ export async function runMemoryBench(options: {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const options = readOptions(process.argv.slice(2), process.env);
-  const result = await runMemoryBench({ bodyMb: options.memoryBodyMb, svirFrom: options.svirFrom, logLevel: options.logLevel });
+  const result = await runMemoryBench({
+    bodyMb: options.memoryBodyMb,
+    svirFrom: options.svirFrom,
+    svirEntry: options.svirEntry,
+    logLevel: options.logLevel,
+  });
   console.log(JSON.stringify(result, null, 2));
 }

@@ -1,16 +1,19 @@
 /**
  * Micro-benchmark of svir's per-chunk path alone, no I/O: SSE decoder → adapter.readEvent →
  * normalizer → SSE encoder, on one core, over pre-built upstream bytes fed one event per read
- * (as a token-paced server delivers them). Reports upstream chunks per second for:
+ * (as a token-paced server delivers them). Reports upstream chunks per second of CPU time, the
+ * best of several rounds (the least disturbed on a shared machine), for:
  *   plain      a 64-chunk answer (the issue's target: ≥ 250,000 chunks/s)
  *   reasoning  reasoning as `<think>` tags inside content, the markers split across chunks
  *   tools      two tool calls whose names and arguments arrive interleaved
  *
- * Standalone: `node --import tsx bench/normalizer.ts [--micro 2] [--chunks 64]`;
+ * Standalone: `node --import tsx bench/normalizer.ts [--micro 2] [--chunks 64] [--svir-from dist]
+ * [--candidate /path/to/other/dist/cli.js]` (the candidate build is measured in turns with this one);
  * with `--cpu-prof` in front of `--import` for a profile of exactly this path.
  */
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StreamContext } from '../src/adapters/adapter.js';
 import * as adaptersSrc from '../src/adapters/index.js';
 import type { CleanChunk } from '../src/normalize/clean-chunk.js';
@@ -22,7 +25,9 @@ import { readOptions } from './options.js';
 import { median } from './sequential.js';
 
 export interface ScenarioResult {
+  /** Best round: the least disturbed by other work on the machine. */
   chunksPerSec: number;
+  medianChunksPerSec: number;
   /** Upstream chunks (SSE events) in one stream. */
   chunksPerStream: number;
   /** Per round, chunks per second. */
@@ -31,7 +36,7 @@ export interface ScenarioResult {
 
 export interface NormalizerResult {
   scenarios: Record<'plain' | 'reasoning' | 'tools', ScenarioResult>;
-  /** The plain stream, priced per stage: microseconds per upstream chunk (medians over rounds). */
+  /** The plain stream, priced per stage: CPU microseconds per upstream chunk (best rounds). */
   plainStagesUs: { decode: number; readEvent: number; normalize: number; encode: number };
 }
 
@@ -66,40 +71,39 @@ function scenario(stream: Omit<MockStreamOptions, 'dialect' | 'usage'>, ctx: Par
 }
 
 /**
- * The modules under test: the sources (through tsx), or with `--svir-from dist` the build, whose
- * profile then names the lines users run. The build is the compiled form of the same modules.
+ * The modules under test: the sources (through tsx), or a build directory (`dist/`, or a
+ * candidate's), whose profile then names the lines users run. A build is the compiled form of
+ * the same modules, so it has the same exports.
  */
-interface Modules {
-  getAdapter: typeof adaptersSrc.getAdapter;
+interface Pipeline {
   createNormalizer: typeof normalizerSrc.createNormalizer;
   createSseDecoder: typeof decoderSrc.createSseDecoder;
   encodeChunk: typeof encoderSrc.encodeChunk;
+  adapter: ReturnType<typeof adaptersSrc.getAdapter>;
 }
 
-async function loadModules(from: 'src' | 'dist'): Promise<Modules> {
+async function loadPipeline(from: 'src' | { dist: string }): Promise<Pipeline> {
   if (from === 'src') {
     return {
-      getAdapter: adaptersSrc.getAdapter,
       createNormalizer: normalizerSrc.createNormalizer,
       createSseDecoder: decoderSrc.createSseDecoder,
       encodeChunk: encoderSrc.encodeChunk,
+      adapter: adaptersSrc.getAdapter('openai'),
     };
   }
-  const dist = (path: string): string => new URL(`../dist/${path}`, import.meta.url).href;
-  const adapters: typeof adaptersSrc = await import(dist('adapters/index.js'));
-  const normalizer: typeof normalizerSrc = await import(dist('normalize/normalizer.js'));
-  const decoder: typeof decoderSrc = await import(dist('normalize/sse-decoder.js'));
-  const encoder: typeof encoderSrc = await import(dist('normalize/sse-encoder.js'));
+  const url = (path: string): string => pathToFileURL(join(from.dist, path)).href;
+  const adapters: typeof adaptersSrc = await import(url('adapters/index.js'));
+  const normalizer: typeof normalizerSrc = await import(url('normalize/normalizer.js'));
+  const decoder: typeof decoderSrc = await import(url('normalize/sse-decoder.js'));
+  const encoder: typeof encoderSrc = await import(url('normalize/sse-encoder.js'));
   return {
-    getAdapter: adapters.getAdapter,
     createNormalizer: normalizer.createNormalizer,
     createSseDecoder: decoder.createSseDecoder,
     encodeChunk: encoder.encodeChunk,
+    adapter: adapters.getAdapter('openai'),
   };
 }
 
-let { getAdapter, createNormalizer, createSseDecoder, encodeChunk } = await loadModules('src');
-let adapter = getAdapter('openai');
 let idCounter = 0;
 const deps = { makeId: (kind: 'completion' | 'call') => `${kind}-${idCounter++}`, now: () => 1_760_000_000_000 };
 
@@ -112,9 +116,9 @@ const enum Depth {
 }
 
 /** One whole stream through the pipeline; returns a count that depends on every stage run (kept, so nothing is optimized away). */
-function runStream(s: Scenario, depth: Depth): number {
-  const decoder = createSseDecoder();
-  const normalizer = createNormalizer(s.ctx, deps);
+function runStream(p: Pipeline, s: Scenario, depth: Depth): number {
+  const decoder = p.createSseDecoder();
+  const normalizer = p.createNormalizer(s.ctx, deps);
   let sink = 0;
   let done = false;
   for (const read of s.reads) {
@@ -123,7 +127,7 @@ function runStream(s: Scenario, depth: Depth): number {
         sink += event.data.length;
         continue;
       }
-      const parts = adapter.readEvent(event, s.ctx);
+      const parts = p.adapter.readEvent(event, s.ctx);
       if (depth === Depth.Read) {
         sink += parts.length;
         continue;
@@ -132,7 +136,7 @@ function runStream(s: Scenario, depth: Depth): number {
       if (step.error !== undefined) throw step.error;
       if (step.done) done = true;
       if (depth === Depth.Normalize) sink += step.chunks.length;
-      else for (const chunk of step.chunks) sink += encodeChunk(chunk).length;
+      else for (const chunk of step.chunks) sink += p.encodeChunk(chunk).length;
     }
   }
   if (!done && depth >= Depth.Normalize) {
@@ -145,16 +149,16 @@ function runStream(s: Scenario, depth: Depth): number {
 /**
  * The scenario exercises the path it is named after (a benchmark of an error path would
  * flatter svir): reasoning comes out as reasoning with no tag left in the answer, and both
- * tool calls come out whole.
+ * tool calls come out whole. Returns the encoded stream, to compare two builds byte for byte.
  */
-function verify(name: string, s: Scenario): void {
-  const decoder = createSseDecoder();
-  const normalizer = createNormalizer(s.ctx, deps);
+function verify(p: Pipeline, name: string, s: Scenario): string {
+  const decoder = p.createSseDecoder();
+  const normalizer = p.createNormalizer(s.ctx, { makeId: (kind) => `${kind}-fixed`, now: deps.now });
   const chunks: CleanChunk[] = [];
   let done = false;
   for (const read of s.reads) {
     for (const event of decoder.feed(read)) {
-      const step = normalizer.push(adapter.readEvent(event, s.ctx));
+      const step = normalizer.push(p.adapter.readEvent(event, s.ctx));
       if (step.error !== undefined) throw new Error(`${name}: the stream failed: ${step.error.message}`);
       chunks.push(...step.chunks);
       done ||= step.done;
@@ -173,22 +177,66 @@ function verify(name: string, s: Scenario): void {
   if (name === 'tools' && (calls.size !== 2 || finish.join() !== 'tool_calls')) problems.push(`${calls.size} calls, finish ${finish.join()}`);
   if (chunks.at(-1)?.usage === undefined) problems.push('no usage chunk');
   if (problems.length > 0) throw new Error(`normalizer scenario ${name}: ${problems.join('; ')}`);
+  return chunks.map((c) => p.encodeChunk(c)).join('');
 }
 
-function measure(s: Scenario, seconds: number, depth = Depth.Encode): number {
+/**
+ * Chunks per second of CPU time (user + system of this process), not of wall time: on a shared
+ * machine the wall clock also counts the time the process waited for a core.
+ */
+function measure(p: Pipeline, s: Scenario, seconds: number, depth = Depth.Encode): number {
   let streams = 0;
   let sink = 0;
-  const start = performance.now();
-  const until = start + seconds * 1000;
-  let now = start;
-  while (now < until) {
+  const cpuStart = process.cpuUsage();
+  const until = performance.now() + seconds * 1000;
+  while (performance.now() < until) {
     // Batches of streams between clock reads, so reading the clock costs nothing measurable.
-    for (let i = 0; i < 50; i++) sink += runStream(s, depth);
+    for (let i = 0; i < 50; i++) sink += runStream(p, s, depth);
     streams += 50;
-    now = performance.now();
   }
+  const cpu = process.cpuUsage(cpuStart);
   if (sink === 0) throw new Error('the pipeline produced nothing');
-  return (streams * s.events) / ((now - start) / 1000);
+  return (streams * s.events) / ((cpu.user + cpu.system) / 1e6);
+}
+
+type ScenarioName = 'plain' | 'reasoning' | 'tools';
+
+/** Rounds that take turns between scenarios (and between builds, with a candidate). */
+function measureAll(
+  pipelines: Pipeline[],
+  scenarios: Record<ScenarioName, Scenario>,
+  options: { seconds: number; rounds: number },
+): NormalizerResult[] {
+  const names: ScenarioName[] = ['plain', 'reasoning', 'tools'];
+  const rounds = pipelines.map(() => ({ plain: [] as number[], reasoning: [] as number[], tools: [] as number[] }));
+  const depths = pipelines.map(() => ({ [Depth.Decode]: [] as number[], [Depth.Read]: [] as number[], [Depth.Normalize]: [] as number[] }));
+  for (const p of pipelines) for (const name of names) measure(p, scenarios[name], Math.min(0.5, options.seconds));
+  for (let r = 0; r < options.rounds; r++) {
+    pipelines.forEach((p, i) => {
+      for (const name of names) rounds[i]?.[name].push(measure(p, scenarios[name], options.seconds));
+      for (const depth of [Depth.Decode, Depth.Read, Depth.Normalize] as const) {
+        depths[i]?.[depth].push(measure(p, scenarios.plain, options.seconds / 2, depth));
+      }
+    });
+  }
+  const usPerChunk = (perSec: number[] | undefined): number => 1e6 / Math.max(...(perSec ?? []));
+  return pipelines.map((_, i) => {
+    const own = rounds[i] ?? { plain: [], reasoning: [], tools: [] };
+    const decode = usPerChunk(depths[i]?.[Depth.Decode]);
+    const read = usPerChunk(depths[i]?.[Depth.Read]);
+    const normalize = usPerChunk(depths[i]?.[Depth.Normalize]);
+    const all = usPerChunk(own.plain);
+    const result = (name: ScenarioName): ScenarioResult => ({
+      chunksPerSec: Math.max(...own[name]),
+      medianChunksPerSec: median(own[name]),
+      chunksPerStream: scenarios[name].events,
+      rounds: own[name],
+    });
+    return {
+      scenarios: { plain: result('plain'), reasoning: result('reasoning'), tools: result('tools') },
+      plainStagesUs: { decode, readEvent: read - decode, normalize: normalize - read, encode: all - normalize },
+    };
+  });
 }
 
 export async function runNormalizerBench(options: {
@@ -196,10 +244,13 @@ export async function runNormalizerBench(options: {
   rounds: number;
   chunks: number;
   from: 'src' | 'dist';
-}): Promise<NormalizerResult> {
-  ({ getAdapter, createNormalizer, createSseDecoder, encodeChunk } = await loadModules(options.from));
-  adapter = getAdapter('openai');
-  const scenarios = {
+  /** A candidate build's directory, measured in turns with `from` in the same process. */
+  candidateDist?: string | undefined;
+}): Promise<NormalizerResult & { candidate?: NormalizerResult }> {
+  const base = await loadPipeline(options.from === 'src' ? 'src' : { dist: fileURLToPath(new URL('../dist/', import.meta.url)) });
+  const pipelines = [base];
+  if (options.candidateDist !== undefined) pipelines.push(await loadPipeline({ dist: options.candidateDist }));
+  const scenarios: Record<ScenarioName, Scenario> = {
     plain: scenario({ chunks: options.chunks, reasoning: 'off', toolCalls: false }, {}),
     reasoning: scenario({ chunks: options.chunks, reasoning: 'tags', toolCalls: false }, { reasoningTags: 'auto' }),
     tools: scenario(
@@ -207,44 +258,37 @@ export async function runNormalizerBench(options: {
       { toolNames: ['lookup_weather', 'lookup_time'] },
     ),
   };
-  for (const [name, s] of Object.entries(scenarios)) verify(name, s);
-  // Warm-up, then rounds that take turns between scenarios.
-  for (const s of Object.values(scenarios)) measure(s, Math.min(0.5, options.seconds));
-  const rounds: Record<keyof typeof scenarios, number[]> = { plain: [], reasoning: [], tools: [] };
-  const depths: Record<Depth.Decode | Depth.Read | Depth.Normalize, number[]> = { 1: [], 2: [], 3: [] };
-  for (let r = 0; r < options.rounds; r++) {
-    rounds.plain.push(measure(scenarios.plain, options.seconds));
-    rounds.reasoning.push(measure(scenarios.reasoning, options.seconds));
-    rounds.tools.push(measure(scenarios.tools, options.seconds));
-    for (const depth of [Depth.Decode, Depth.Read, Depth.Normalize] as const) {
-      depths[depth].push(measure(scenarios.plain, options.seconds / 2, depth));
-    }
+  for (const [name, s] of Object.entries(scenarios)) {
+    const outputs = pipelines.map((p) => verify(p, name, s));
+    // A candidate that is faster because it sends something else is no candidate.
+    if (outputs.some((o) => o !== outputs[0])) throw new Error(`normalizer scenario ${name}: the candidate's stream differs from the base's`);
   }
-  const usPerChunk = (perSec: number[]): number => 1e6 / median(perSec);
-  const decode = usPerChunk(depths[Depth.Decode]);
-  const read = usPerChunk(depths[Depth.Read]);
-  const normalize = usPerChunk(depths[Depth.Normalize]);
-  const all = usPerChunk(rounds.plain);
-  const result = (name: keyof typeof scenarios): ScenarioResult => ({
-    chunksPerSec: median(rounds[name]),
-    chunksPerStream: scenarios[name].events,
-    rounds: rounds[name],
-  });
-  return {
-    scenarios: { plain: result('plain'), reasoning: result('reasoning'), tools: result('tools') },
-    plainStagesUs: { decode, readEvent: read - decode, normalize: normalize - read, encode: all - normalize },
-  };
+  const [own, candidate] = measureAll(pipelines, scenarios, options);
+  if (own === undefined) throw new Error('no result');
+  return candidate === undefined ? own : { ...own, candidate };
+}
+
+function print(label: string, result: NormalizerResult): void {
+  console.log(label);
+  for (const [name, s] of Object.entries(result.scenarios)) {
+    console.log(`  ${name.padEnd(10)} ${Math.round(s.chunksPerSec).toLocaleString('en').padStart(12)} chunks/s  (${s.chunksPerStream} chunks per stream)`);
+  }
+  const st = result.plainStagesUs;
+  console.log(
+    `  plain, µs per chunk: decode ${st.decode.toFixed(2)}, readEvent ${st.readEvent.toFixed(2)}, ` +
+      `normalize ${st.normalize.toFixed(2)}, encode ${st.encode.toFixed(2)}`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const options = readOptions(process.argv.slice(2), process.env);
-  const result = await runNormalizerBench({ seconds: options.microS, rounds: 3, chunks: options.chunks, from: options.svirFrom });
-  for (const [name, s] of Object.entries(result.scenarios)) {
-    console.log(`${name.padEnd(10)} ${Math.round(s.chunksPerSec).toLocaleString('en').padStart(12)} chunks/s  (${s.chunksPerStream} chunks per stream)`);
-  }
-  const st = result.plainStagesUs;
-  console.log(
-    `plain, µs per chunk: decode ${st.decode.toFixed(2)}, readEvent ${st.readEvent.toFixed(2)}, ` +
-      `normalize ${st.normalize.toFixed(2)}, encode ${st.encode.toFixed(2)}`,
-  );
+  const result = await runNormalizerBench({
+    seconds: options.microS,
+    rounds: 5,
+    chunks: options.chunks,
+    from: options.svirFrom,
+    candidateDist: options.candidate === undefined ? undefined : dirname(options.candidate),
+  });
+  print(options.svirFrom === 'src' ? 'sources' : 'dist/', result);
+  if (result.candidate !== undefined) print(`candidate ${options.candidate ?? ''}`, result.candidate);
 }

@@ -23,6 +23,10 @@ const optionsSchema = z.object({
   memoryBodyMb: z.coerce.number().positive(),
   sections: z.array(z.enum(SECTIONS)).min(1),
   svirFrom: z.enum(['dist', 'src']),
+  /** Another build's CLI to run as svir (a candidate change measured against the same floor). */
+  svirEntry: z.string().optional(),
+  /** A candidate build's CLI, measured as one more target (`candidate-openai`) in the same run. */
+  candidate: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   profile: z.boolean(),
   resultsDir: z.string(),
@@ -39,6 +43,8 @@ const HELP = `npm run bench -- [flags]   (each flag also reads BENCH_<NAME>, e.g
   --micro S             seconds per normalizer scenario (2)  --memory-mb N    image request body size (50)
   --only a,b            sections: load,sequential,normalizer,memory (all)
   --svir-from dist|src  run svir from the build (default) or the sources
+  --svir-entry FILE     run this CLI file as svir instead (e.g. a patched copy of dist/cli.js)
+  --candidate FILE      also run this CLI file (openai backend) as target candidate-openai
   --log-level L         svir's log level (info, its default)
   --profile             --cpu-prof the svir processes into <results>/profiles
   --results DIR         where JSON results go (bench/results)`;
@@ -61,6 +67,8 @@ export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Be
       'memory-mb': { type: 'string' },
       only: { type: 'string' },
       'svir-from': { type: 'string' },
+      'svir-entry': { type: 'string' },
+      candidate: { type: 'string' },
       'log-level': { type: 'string' },
       profile: { type: 'boolean' },
       results: { type: 'string' },
@@ -91,6 +99,8 @@ export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Be
       .map((s) => s.trim())
       .filter((s) => s !== ''),
     svirFrom: pick(values['svir-from'], 'SVIR_FROM', 'dist', 'dist'),
+    svirEntry: values['svir-entry'] ?? env.BENCH_SVIR_ENTRY,
+    candidate: values.candidate ?? env.BENCH_CANDIDATE,
     logLevel: pick(values['log-level'], 'LOG_LEVEL', 'info', 'info'),
     profile: values.profile === true || env.BENCH_PROFILE === '1',
     resultsDir: pick(values.results, 'RESULTS', new URL('./results/', import.meta.url).pathname, new URL('./results/', import.meta.url).pathname),

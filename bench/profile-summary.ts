@@ -6,6 +6,7 @@
  *
  *   node --import tsx bench/profile-summary.ts <file.cpuprofile> [--top 25] [--filter src/]
  *   ... --callers <text>   the stacks (6 frames) under which functions matching <text> ran
+ *   ... --parents <text>   inclusive time of functions matching <text>, by their caller
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -72,6 +73,35 @@ export function callersOf(raw: unknown, text: string, depth = 6): { stack: strin
   return [...stacks].map(([stack, t]) => ({ stack, share: t / busy })).sort((a, b) => b.share - a.share);
 }
 
+/** Inclusive busy time of functions matching `text`, split by the function that called them. */
+export function parentsOf(raw: unknown, text: string): { caller: string; share: number }[] {
+  const profile = profileSchema.parse(raw);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const callers = new Map<string, number>();
+  let busy = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    const node = byId.get(id);
+    if (node === undefined || node.callFrame.functionName === '(idle)') return;
+    busy += dt;
+    // The outermost matching frame on the stack, and who called it.
+    let caller: string | undefined;
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const frame = byId.get(cur);
+      if (frame === undefined) break;
+      if (label(frame.callFrame).includes(text)) {
+        const up = parent.get(cur);
+        const upFrame = up === undefined ? undefined : byId.get(up);
+        caller = upFrame === undefined ? '(root)' : label(upFrame.callFrame);
+      }
+    }
+    if (caller !== undefined) callers.set(caller, (callers.get(caller) ?? 0) + dt);
+  });
+  return [...callers].map(([caller, t]) => ({ caller, share: t / busy })).sort((a, b) => b.share - a.share);
+}
+
 export function summarizeProfile(raw: unknown): { lines: ProfileLine[]; places: ProfileLine[]; totalMs: number; idleShare: number } {
   const profile = profileSchema.parse(raw);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -121,7 +151,7 @@ export function summarizeProfile(raw: unknown): { lines: ProfileLine[]; places: 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { top: { type: 'string' }, filter: { type: 'string' }, callers: { type: 'string' }, depth: { type: 'string' } },
+    options: { top: { type: 'string' }, filter: { type: 'string' }, callers: { type: 'string' }, depth: { type: 'string' }, parents: { type: 'string' } },
   });
   const file = positionals[0];
   if (file === undefined) {
@@ -132,6 +162,10 @@ async function main(): Promise<void> {
   const filter = values.filter;
   const raw: unknown = JSON.parse(await readFile(file, 'utf8'));
   const pct = (x: number): string => `${(x * 100).toFixed(1).padStart(5)}%`;
+  if (values.parents !== undefined) {
+    for (const { caller, share } of parentsOf(raw, values.parents).slice(0, top)) console.log(`${pct(share)}  ${caller}`);
+    return;
+  }
   if (values.callers !== undefined) {
     for (const { stack, share } of callersOf(raw, values.callers, Number(values.depth ?? '6')).slice(0, top)) console.log(`${pct(share)}  ${stack}\n`);
     return;

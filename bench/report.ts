@@ -14,7 +14,15 @@ import type { SequentialResult } from './sequential.js';
 export const DIRECT = 'direct';
 export const PASS_THROUGH = 'pass-through';
 export const SVIR_TARGETS = ['svir-openai', 'svir-llamacpp'] as const;
-export const LOAD_TARGETS = [DIRECT, PASS_THROUGH, ...SVIR_TARGETS] as const;
+/** A candidate build (`--candidate`), run with the mock as an `openai` backend next to the rest. */
+export const CANDIDATE = 'candidate-openai';
+
+/** The targets measured against the floor: every target but the mock itself and the pass-through. */
+function proxiesIn(report: { load?: Record<string, unknown>; sequential?: Record<string, unknown> }): string[] {
+  const names = new Set([...Object.keys(report.load ?? {}), ...Object.keys(report.sequential ?? {})]);
+  const found = [...names].filter((n) => n !== DIRECT && n !== PASS_THROUGH);
+  return found.length > 0 ? found : [...SVIR_TARGETS];
+}
 
 export interface LoadSummary {
   rounds: LoadResult[];
@@ -71,13 +79,16 @@ function ratios(report: Omit<BenchReport, 'ratios' | 'targets'>, svir: string, b
     out.ttfbMedian = round(sa.ttfbMedianMs / sb.ttfbMedianMs);
     out.totalMedian = round(sa.totalMedianMs / sb.totalMedianMs);
     out.ttfbDeltaMs = round(sa.ttfbMedianMs - sb.ttfbMedianMs);
+    if (sa.cpuUsPerRequest !== undefined && sb.cpuUsPerRequest !== undefined) {
+      out.cpuPerRequestSequential = round(sa.cpuUsPerRequest / sb.cpuUsPerRequest);
+    }
   }
   return out;
 }
 
 function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
   const out: TargetCheck[] = [];
-  for (const svir of SVIR_TARGETS) {
+  for (const svir of proxiesIn(report)) {
     const seq = report.sequential;
     const ttfb = seq?.[svir];
     const passTtfb = seq?.[PASS_THROUGH];
@@ -105,9 +116,17 @@ function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
       limit: '≤ 1.300×',
       met: p99 === undefined ? undefined : p99 <= 1.3,
     });
+    const seqCpu = r?.cpuPerRequestSequential;
+    out.push({
+      target: 'CPU/request ≤ 1.3 × pass-through (sequential)',
+      subject: svir,
+      measured: seqCpu === undefined ? '-' : `${seqCpu.toFixed(3)}×`,
+      limit: '≤ 1.300×',
+      met: seqCpu === undefined ? undefined : seqCpu <= 1.3,
+    });
     const cpu = r?.cpuPerRequest;
     out.push({
-      target: 'CPU/request ≤ 1.3 × pass-through',
+      target: 'CPU/request ≤ 1.3 × pass-through (load)',
       subject: svir,
       measured: cpu === undefined ? '-' : `${cpu.toFixed(3)}×`,
       limit: '≤ 1.300×',
@@ -155,7 +174,7 @@ export function buildReport(parts: Omit<BenchReport, 'ratios' | 'targets' | 'tim
   const withRatios = {
     ...base,
     ratios: Object.fromEntries(
-      SVIR_TARGETS.map((svir) => [svir, { vsDirect: ratios(base, svir, DIRECT), vsPassThrough: ratios(base, svir, PASS_THROUGH) }]),
+      proxiesIn(base).map((svir) => [svir, { vsDirect: ratios(base, svir, DIRECT), vsPassThrough: ratios(base, svir, PASS_THROUGH) }]),
     ),
   };
   return { ...withRatios, targets: checks(withRatios) };
@@ -197,11 +216,17 @@ export function formatReport(report: BenchReport): string {
     );
   }
   if (report.sequential !== undefined) {
-    out.push('', 'Sequential (median)');
+    out.push('', 'Sequential (median; requests take turns between targets; CPU of the target process)');
     out.push(
       table(
-        ['target', 'TTFB ms', 'total ms', 'failed'],
-        Object.entries(report.sequential).map(([name, s]) => [name, ms(s.ttfbMedianMs), ms(s.totalMedianMs), String(s.failures)]),
+        ['target', 'TTFB ms', 'total ms', 'CPU µs/req', 'failed'],
+        Object.entries(report.sequential).map(([name, s]) => [
+          name,
+          ms(s.ttfbMedianMs),
+          ms(s.totalMedianMs),
+          s.cpuUsPerRequest === undefined ? '-' : s.cpuUsPerRequest.toFixed(0),
+          String(s.failures),
+        ]),
       ),
     );
   }
@@ -240,7 +265,7 @@ export function formatReport(report: BenchReport): string {
     [svir, '÷ pass-through', ...ratioCells(r.vsPassThrough)],
   ]);
   out.push('', 'Ratios');
-  out.push(table(['target', 'against', 'req/s', 'p50', 'p99', 'CPU/req', 'TTFB', 'TTFB Δ ms'], ratioRows));
+  out.push(table(['target', 'against', 'req/s', 'p50', 'p99', 'CPU/req load', 'CPU/req seq', 'TTFB', 'TTFB Δ ms'], ratioRows));
   out.push('', 'Targets (issue 8)');
   out.push(
     table(
@@ -253,7 +278,15 @@ export function formatReport(report: BenchReport): string {
 
 function ratioCells(r: Record<string, number>): string[] {
   const f = (x: number | undefined): string => (x === undefined ? '-' : x.toFixed(3));
-  return [f(r.requestsPerSec), f(r.latencyP50), f(r.latencyP99), f(r.cpuPerRequest), f(r.ttfbMedian), f(r.ttfbDeltaMs)];
+  return [
+    f(r.requestsPerSec),
+    f(r.latencyP50),
+    f(r.latencyP99),
+    f(r.cpuPerRequest),
+    f(r.cpuPerRequestSequential),
+    f(r.ttfbMedian),
+    f(r.ttfbDeltaMs),
+  ];
 }
 
 export async function writeReport(report: BenchReport, dir: string): Promise<string> {

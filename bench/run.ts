@@ -8,29 +8,31 @@
  * itself after a bounded lifetime, and a watchdog ends the whole run if it overstays.
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { runLoad } from './load.js';
 import { runMemoryBench, type MemoryResult } from './memory-50mb.js';
 import { runNormalizerBench, type NormalizerResult } from './normalizer.js';
 import { readOptions, type BenchOptions } from './options.js';
-import { buildReport, DIRECT, formatReport, LOAD_TARGETS, PASS_THROUGH, writeReport, type LoadSummary } from './report.js';
+import { buildReport, CANDIDATE, DIRECT, formatReport, PASS_THROUGH, writeReport, type LoadSummary } from './report.js';
 import { chatRequestBody } from './request-body.js';
 import { median, runSequential, type SequentialResult } from './sequential.js';
 import type { LoadResult } from './load.js';
 import { spawnTarget, type TargetProcess } from './target-process.js';
 
-type LoadTarget = (typeof LOAD_TARGETS)[number];
+/** Load targets by name, in their order of the first round. */
+type Targets = Map<string, TargetProcess>;
 
 /** A generous bound on the whole run, from its settings: past it the run is stopped. */
 function budgetMs(o: BenchOptions): number {
-  const load = o.sections.includes('load') ? (o.rounds + 1) * LOAD_TARGETS.length * (o.durationS + 5) * 1000 : 0;
-  const seq = o.sections.includes('sequential') ? (o.samples + o.warmup) * LOAD_TARGETS.length * 100 : 0;
+  const count = o.candidate === undefined ? 4 : 5;
+  const load = o.sections.includes('load') ? (o.rounds + 1) * count * (o.durationS + 5) * 1000 : 0;
+  const seq = o.sections.includes('sequential') ? (o.samples + o.warmup) * count * 100 : 0;
   const micro = o.sections.includes('normalizer') ? o.microS * 3 * 4 * 1000 + 30_000 : 0;
   const memory = o.sections.includes('memory') ? 120_000 : 0;
   return 60_000 + load + seq + micro + memory;
 }
 
-async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started: TargetProcess[]): Promise<Map<LoadTarget, TargetProcess>> {
+async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started: TargetProcess[]): Promise<Targets> {
   const cpuProfDir = o.profile ? join(o.resultsDir, 'profiles') : undefined;
   if (cpuProfDir !== undefined) await mkdir(cpuProfDir, { recursive: true });
   const mock = await spawnTarget(
@@ -44,43 +46,52 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
   started.push(pass);
   const svirOpenai = await spawnTarget(
     'svir-openai',
-    { kind: 'svir', backendType: 'openai', upstream: `${origin}/v1/`, source: o.svirFrom, logLevel: o.logLevel },
+    { kind: 'svir', backendType: 'openai', upstream: `${origin}/v1/`, source: o.svirFrom, entry: o.svirEntry, logLevel: o.logLevel },
     { maxLifetimeMs, cpuProfDir },
   );
   started.push(svirOpenai);
   const svirLlamacpp = await spawnTarget(
     'svir-llamacpp',
-    { kind: 'svir', backendType: 'llamacpp', upstream: `${origin}/llamacpp/v1/`, source: o.svirFrom, logLevel: o.logLevel },
+    { kind: 'svir', backendType: 'llamacpp', upstream: `${origin}/llamacpp/v1/`, source: o.svirFrom, entry: o.svirEntry, logLevel: o.logLevel },
     { maxLifetimeMs, cpuProfDir },
   );
   started.push(svirLlamacpp);
-  return new Map<LoadTarget, TargetProcess>([
+  const targets: Targets = new Map([
     [DIRECT, mock],
     [PASS_THROUGH, pass],
     ['svir-openai', svirOpenai],
     ['svir-llamacpp', svirLlamacpp],
   ]);
+  if (o.candidate !== undefined) {
+    const candidate = await spawnTarget(
+      CANDIDATE,
+      { kind: 'svir', backendType: 'openai', upstream: `${origin}/v1/`, source: 'dist', entry: o.candidate, logLevel: o.logLevel },
+      { maxLifetimeMs, cpuProfDir },
+    );
+    started.push(candidate);
+    targets.set(CANDIDATE, candidate);
+  }
+  return targets;
 }
 
 const cpuUs = (s: { userUs: number; systemUs: number }): number => s.userUs + s.systemUs;
 
 /** Warm-up under load: the JIT and the connection pools, not measured. */
-async function warmUp(o: BenchOptions, targets: Map<LoadTarget, TargetProcess>): Promise<void> {
-  for (const name of LOAD_TARGETS) {
-    const target = targets.get(name);
-    if (target === undefined) continue;
+async function warmUp(o: BenchOptions, targets: Targets): Promise<void> {
+  for (const [name, target] of targets) {
     process.stderr.write(`warm-up ${name}\n`);
     await runLoad({ port: target.port, body: chatRequestBody(), connections: o.connections, durationS: Math.min(2, o.durationS) });
   }
 }
 
-async function loadSection(o: BenchOptions, targets: Map<LoadTarget, TargetProcess>, mock: TargetProcess): Promise<Record<string, LoadSummary>> {
+async function loadSection(o: BenchOptions, targets: Targets, mock: TargetProcess): Promise<Record<string, LoadSummary>> {
   const body = chatRequestBody();
-  const runs = new Map<LoadTarget, { results: LoadResult[]; cpuUs: number; mockCpuUs: number }>(
-    LOAD_TARGETS.map((t) => [t, { results: [], cpuUs: 0, mockCpuUs: 0 }]),
+  const names = [...targets.keys()];
+  const runs = new Map<string, { results: LoadResult[]; cpuUs: number; mockCpuUs: number }>(
+    names.map((t) => [t, { results: [], cpuUs: 0, mockCpuUs: 0 }]),
   );
   for (let round = 0; round < o.rounds; round++) {
-    const order = round % 2 === 0 ? [...LOAD_TARGETS] : [...LOAD_TARGETS].reverse();
+    const order = round % 2 === 0 ? [...names] : [...names].reverse();
     for (const name of order) {
       const target = targets.get(name);
       const run = runs.get(name);
@@ -100,7 +111,7 @@ async function loadSection(o: BenchOptions, targets: Map<LoadTarget, TargetProce
     }
   }
   const out: Record<string, LoadSummary> = {};
-  for (const name of LOAD_TARGETS) {
+  for (const name of names) {
     const target = targets.get(name);
     const run = runs.get(name);
     if (target === undefined || run === undefined) continue;
@@ -144,13 +155,26 @@ async function main(): Promise<void> {
       await warmUp(o, targets);
       if (o.sections.includes('sequential')) {
         process.stderr.write(`sequential: ${o.samples} requests per target\n`);
+        const cpuBefore = new Map<string, number>();
         const seq = await runSequential(
-          LOAD_TARGETS.flatMap((name) => {
-            const t = targets.get(name);
-            return t === undefined ? [] : [{ name, port: t.port }];
-          }),
-          { body: chatRequestBody(), samples: o.samples, warmup: o.warmup },
+          [...targets].map(([name, t]) => ({ name, port: t.port })),
+          {
+            body: chatRequestBody(),
+            samples: o.samples,
+            warmup: o.warmup,
+            beforeMeasure: async () => {
+              for (const [name, t] of targets) cpuBefore.set(name, cpuUs(await t.stats()));
+            },
+          },
         );
+        for (const [name, t] of targets) {
+          const result = seq.get(name);
+          const before = cpuBefore.get(name);
+          if (result === undefined || before === undefined || result.samples === 0) continue;
+          // The mock answered every target's requests: its share per request is over all of them.
+          const served = name === DIRECT ? result.samples * targets.size : result.samples;
+          result.cpuUsPerRequest = (cpuUs(await t.stats()) - before) / served;
+        }
         sequential = Object.fromEntries(seq);
       }
       if (o.sections.includes('load')) load = await loadSection(o, targets, mock);
@@ -158,11 +182,17 @@ async function main(): Promise<void> {
     }
     if (o.sections.includes('normalizer')) {
       process.stderr.write('normalizer micro-benchmark\n');
-      normalizer = await runNormalizerBench({ seconds: o.microS, rounds: 3, chunks: o.chunks, from: o.svirFrom });
+      normalizer = await runNormalizerBench({
+        seconds: o.microS,
+        rounds: 5,
+        chunks: o.chunks,
+        from: o.svirFrom,
+        candidateDist: o.candidate === undefined ? undefined : dirname(o.candidate),
+      });
     }
     if (o.sections.includes('memory')) {
       process.stderr.write(`memory: one ${o.memoryBodyMb} MB image request\n`);
-      memory = await runMemoryBench({ bodyMb: o.memoryBodyMb, svirFrom: o.svirFrom, logLevel: o.logLevel });
+      memory = await runMemoryBench({ bodyMb: o.memoryBodyMb, svirFrom: o.svirFrom, svirEntry: o.svirEntry, logLevel: o.logLevel });
     }
   } finally {
     await Promise.all(started.map((t) => t.stop()));

@@ -19,6 +19,12 @@ export interface SequentialTarget {
 export interface SequentialResult {
   ttfbMedianMs: number;
   totalMedianMs: number;
+  /**
+   * CPU time of the target's own process per request over the measured requests, which take
+   * turns request by request: the comparison least touched by other load on the machine. For
+   * `direct` it is the mock's, which served every target's requests alike.
+   */
+  cpuUsPerRequest?: number;
   /** Responses that were not 200 or did not end with `data: [DONE]`. */
   failures: number;
   samples: number;
@@ -65,23 +71,26 @@ export function median(values: readonly number[]): number {
 
 export async function runSequential(
   targets: readonly SequentialTarget[],
-  options: { body: string; samples: number; warmup: number },
+  options: { body: string; samples: number; warmup: number; beforeMeasure?: () => Promise<void> },
 ): Promise<Map<string, SequentialResult>> {
   const agents = new Map(targets.map((t) => [t.name, new Agent({ keepAlive: true, maxSockets: 1 })]));
   const timings = new Map<string, Timing[]>(targets.map((t) => [t.name, []]));
   const failures = new Map<string, number>(targets.map((t) => [t.name, 0]));
-  try {
-    for (let i = 0; i < options.warmup + options.samples; i++) {
-      // Rotate who goes first so that no target always follows the same one.
-      for (let k = 0; k < targets.length; k++) {
-        const target = targets[(i + k) % targets.length];
-        const agent = target === undefined ? undefined : agents.get(target.name);
-        if (target === undefined || agent === undefined) continue;
-        const timing = await once(agent, target.port, options.body);
-        if (!timing.ok) failures.set(target.name, (failures.get(target.name) ?? 0) + 1);
-        if (i >= options.warmup) timings.get(target.name)?.push(timing);
-      }
+  const turn = async (i: number, record: boolean): Promise<void> => {
+    // Rotate who goes first so that no target always follows the same one.
+    for (let k = 0; k < targets.length; k++) {
+      const target = targets[(i + k) % targets.length];
+      const agent = target === undefined ? undefined : agents.get(target.name);
+      if (target === undefined || agent === undefined) continue;
+      const timing = await once(agent, target.port, options.body);
+      if (!timing.ok) failures.set(target.name, (failures.get(target.name) ?? 0) + 1);
+      if (record) timings.get(target.name)?.push(timing);
     }
+  };
+  try {
+    for (let i = 0; i < options.warmup; i++) await turn(i, false);
+    await options.beforeMeasure?.();
+    for (let i = 0; i < options.samples; i++) await turn(i, true);
   } finally {
     for (const agent of agents.values()) agent.destroy();
   }

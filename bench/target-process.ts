@@ -37,6 +37,8 @@ export type Launch =
       upstream: string;
       /** `dist`: the built CLI, as users run it; `src`: the TypeScript CLI through tsx. */
       source: 'dist' | 'src';
+      /** A CLI file to run instead of the repository's (a candidate build). */
+      entry?: string | undefined;
       logLevel: NonNullable<NonNullable<ConfigInput['server']>['logLevel']>;
     };
 
@@ -67,8 +69,10 @@ async function entryFor(name: string, launch: Launch, port: number): Promise<{ e
   const configFile = join(dir, 'config.json');
   const config = svirBenchConfig({ backendType: launch.backendType, upstream: launch.upstream, logLevel: launch.logLevel, port });
   await writeFile(configFile, JSON.stringify(config, null, 2));
+  const args = ['--config', configFile, '--host', '127.0.0.1', '--port', String(port)];
+  if (launch.entry !== undefined) return { entry: launch.entry, args, tsx: launch.entry.endsWith('.ts') };
   const entry = launch.source === 'dist' ? here('../dist/cli.js') : here('../src/cli.ts');
-  return { entry, args: ['--config', configFile, '--host', '127.0.0.1', '--port', String(port)], tsx: launch.source === 'src' };
+  return { entry, args, tsx: launch.source === 'src' };
 }
 
 export async function spawnTarget(name: string, launch: Launch, options: SpawnOptions): Promise<TargetProcess> {

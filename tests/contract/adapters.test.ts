@@ -46,7 +46,8 @@ beforeAll(async () => {
   for (const mode of FILTER_MODES) azures.set(mode, await startAzureServer({ apiKey: KEYS.azure, deployments: [`dep-${mode}`], filter: mode }));
   const azureBackends = FILTER_MODES.map(
     (mode, i) =>
-      `  - {name: az-${mode}, type: azure, url: "${azures.get(mode)?.url ?? ''}${i % 2 === 0 ? '' : '/'}", apiKey: "\${AZ_KEY}", models: [dep-${mode}]${mode === 'annotate' ? ', apiVersion: "2025-04-01-preview"' : ''}}`,
+      // The resource URL as people write it: bare, with a slash, or as Azure's v1 base URL.
+      `  - {name: az-${mode}, type: azure, url: "${azures.get(mode)?.url ?? ''}${['', '/', '/openai/v1/', '/openai'][i] ?? ''}", apiKey: "\${AZ_KEY}", models: [dep-${mode}]${mode === 'annotate' ? ', apiVersion: "2025-04-01-preview"' : ''}}`,
   );
   const config = [
     'server: {port: 0}',
@@ -436,11 +437,15 @@ describe('D§5 azure', () => {
 
   it('the prompt-filter chunk, annotations, obfuscation and the model version never reach the client', async () => {
     for (const mode of FILTER_MODES) {
+      const server = azures.get(mode) as ScriptedUpstream;
+      const before = server.requests.length;
       const answer = await chat(svir.url, { model: `dep-${mode}`, stream: true, messages: [user('count')], stream_options: { include_usage: true } });
       expect(answer.text).not.toMatch(/prompt_filter_results|content_filter_results|content_filter_offsets|obfuscation|gpt-6-luna|service_tier/);
       const result = expectContractStream(answer.text, { model: `dep-${mode}`, includeUsage: true });
       expect(result.finish).toBe('stop');
       expect(result.content).toBe('One, two, three, four, five.');
+      // Every URL form reached one of Azure's two routes.
+      expect(server.requests.slice(before).map((r) => r.path.replace(/\?.*$/, ''))).toEqual([mode === 'annotate' ? `/openai/deployments/dep-${mode}/chat/completions` : '/openai/v1/chat/completions']);
     }
   });
 

@@ -240,6 +240,64 @@ describe('D§2 chunks: keys, identity, model', () => {
   });
 });
 
+describe('D§2 more', () => {
+  it('logprobs the client did not ask for are not passed on', async () => {
+    const lp = { content: [{ token: 'a', logprob: -0.1, bytes: [97], top_logprobs: [] }] };
+    script(up, [sse({ ...ck({}), choices: [{ index: 0, delta: { role: 'assistant', content: 'a' }, logprobs: lp, finish_reason: null }] }, ck({}, 'stop'), '[DONE]')]);
+    const answer = await chat(svir.url, ask());
+    expect(answer.text).not.toContain('logprobs');
+    expectContractStream(answer.text, { model: MODEL });
+  });
+
+  it('the finish chunk is held until the upstream stream ends', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    script(up, [sse(ck({ role: 'assistant', content: 'a' }), ck({}, 'stop')), { waitFor: held }, sse('[DONE]')]);
+    const response = await fetch(`${svir.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask()) });
+    const reader = response.body?.getReader();
+    if (reader === undefined) throw new Error('no body');
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('"content":"a"')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    const sent = up.requestsTo('POST', '/v1/chat/completions').at(-1);
+    // The server has written its finish; svir must not have passed it on yet.
+    const next = reader.read();
+    const early = await Promise.race([next.then(() => 'read'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 150))]);
+    expect(sent?.piecesSent).toBe(1);
+    expect(early).toBe('waiting');
+    release();
+    let rest = decoder.decode((await next).value ?? new Uint8Array(), { stream: true });
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      rest += decoder.decode(value, { stream: true });
+    }
+    const result = expectContractStream(text + rest, { model: MODEL });
+    expect(result.finish).toBe('stop');
+  });
+
+  it('stream: false carries the changes and backend headers too', async () => {
+    script(up, [sse(ck({ role: 'assistant', content: 'a' }), ck({}, 'stop'), '[DONE]')]);
+    const answer = await chat(svir.url, ask({ stream: false, tool_choice: 'none' }));
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-svir-backend')).toBe('scripted');
+    expect(answer.headers.get('x-svir-changes')).toMatch(/tool_choice/);
+  });
+
+  it('stream: false makes call ids the server left out', async () => {
+    script(up, [sse(ck({ role: 'assistant', content: null }), ck({ tool_calls: [{ index: 0, type: 'function', function: { name: 'get_weather', arguments: '{}' } }] }), ck({}, 'stop'), '[DONE]')]);
+    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }];
+    const answer = await chat(svir.url, ask({ stream: false, tools }));
+    const message = (answer.json as { choices: { message: { tool_calls: { id: string }[] }; finish_reason: string }[] }).choices[0];
+    expect(message?.message.tool_calls[0]?.id).toMatch(/\S/);
+    expect(message?.finish_reason).toBe('tool_calls');
+  });
+});
+
 describe('D§2 reasoning', () => {
   const carriers: [string, Piece[]][] = [
     ['reasoning_content', [sse(ck({ role: 'assistant', reasoning_content: 'Let me ' }), ck({ reasoning_content: 'think.' }), ck({ content: '\n\n' }), ck({ content: 'Four.' }), ck({}, 'stop'), '[DONE]')]],

@@ -175,6 +175,14 @@ describe('D§3 upstream answers, every form, before the stream', () => {
     expectHttpError(answer, 502, 'upstream_error');
   });
 
+  it('an error inside the stream that echoes the backend\'s key: the key never reaches the client', async () => {
+    up.chat({ kind: 'sse', pieces: [sse(ck({ role: 'assistant', content: 'partial' })), { delayMs: 50 }, sse({ error: { message: `auth ${UPSTREAM_KEY} expired`, code: 500 } })] });
+    const answer = await chat(svir.url, ask('m'));
+    expect(answer.status).toBe(200);
+    expect(answer.text).not.toContain(UPSTREAM_KEY);
+    expectErrorShape(parseEvents(answer.text).error, 'upstream_error');
+  });
+
   it('upstream 429 → 429 rate_limit_exceeded, Retry-After kept', async () => {
     up.chat({ kind: 'body', status: 429, headers: { 'retry-after': '17' }, body: { error: { message: 'slow down' } } });
     const answer = await chat(svir.url, ask('m'));

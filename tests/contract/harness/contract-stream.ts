@@ -119,7 +119,7 @@ export function checkChunks(events: ParsedEvents, want: StreamExpectations): Str
   const id = first.id;
   const created = first.created;
   expect(typeof id === 'string' && id.length > 0, 'a non-empty id').toBe(true);
-  expect(Number.isInteger(created), 'created is whole seconds').toBe(true);
+  expect(Number.isInteger(created) && Number(created) > 0, 'created is whole seconds, not 0').toBe(true);
 
   let finishAt = -1;
   let usageAt = -1;

@@ -56,6 +56,9 @@ export const backendSchema = z.strictObject({
   apiVersion: z.string().min(1).optional(),
 });
 
+/** The other keys of a clean delta (D§2). */
+const DELTA_KEYS: readonly string[] = ['role', 'content', 'tool_calls', 'refusal'];
+
 export const configSchema = z
   .strictObject({
     server: z
@@ -75,7 +78,14 @@ export const configSchema = z
       })
       .prefault({}),
     reasoning: z
-      .strictObject({ field: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('reasoning_content') })
+      .strictObject({
+        field: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          // Reasoning is never content (D§2): a key the delta already uses would merge the two.
+          .refine((key) => !DELTA_KEYS.includes(key), `must not be a key the delta already uses (${DELTA_KEYS.join(', ')})`)
+          .default('reasoning_content'),
+      })
       .prefault({}),
     /** Model aliases: `fast: lms/qwen3.8-27b` (backend/model) or `fast: qwen3.8-27b`. */
     aliases: z.record(z.string().min(1), z.string().min(1)).default({}),

@@ -72,6 +72,12 @@ describe('D§4 a bad config stops svir, naming each bad field', () => {
     });
   }
 
+  it('reasoning.field naming a key the delta already uses (content) is refused: reasoning is never content', async () => {
+    const exit = await runSvirToExit({ config: `reasoning:\n  field: content\nbackends:\n  - {name: a, type: openai, url: "${up.url}"}\n` });
+    expect(exit.code).not.toBe(0);
+    expect(exit.stderr).toContain('reasoning.field');
+  });
+
   it('a missing environment variable is named with where it is used', async () => {
     const exit = await runSvirToExit({ config: `backends:\n  - name: a\n    type: openai\n    url: ${up.url}\n    apiKey: \${NOT_SET_ANYWHERE}\n` });
     expect(exit.code).not.toBe(0);

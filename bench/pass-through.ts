@@ -4,7 +4,6 @@
  * least this much; svir is measured against it.
  */
 import { createServer, type Server } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'te', 'trailer', 'upgrade']);
@@ -28,9 +27,13 @@ export function createPassThrough(upstream: string): Server {
       body: method === 'GET' ? null : req,
       dispatcher,
     })
-      .then(async (answer) => {
+      .then((answer) => {
         res.writeHead(answer.statusCode, forwardable(answer.headers));
-        await pipeline(answer.body, res);
+        // Plain pipe(): stream.pipeline would add an AbortController per request whose abort
+        // on finish builds a DOMException (about 4% of this proxy's CPU), flattering svir.
+        answer.body.on('error', (error) => res.destroy(error));
+        res.on('close', () => answer.body.destroy());
+        answer.body.pipe(res);
       })
       .catch((error: unknown) => {
         if (res.headersSent) res.destroy(error instanceof Error ? error : undefined);

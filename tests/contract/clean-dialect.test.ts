@@ -120,7 +120,13 @@ describe('D§2 framing', () => {
     expect(answer.text).not.toMatch(/ping|event:|id:|retry:/);
   });
 
-  it('a data line split in several upstream data lines and reads split inside a UTF-8 character arrive whole', async () => {
+  it('an upstream event of several data: lines is one payload (joined with a line feed), sent as one line', async () => {
+    const multi = `data: {"id":"up-1","object":"chat.completion.chunk","created":1760000000,\ndata: "model":"x","choices":[{"index":0,\ndata: "delta":{"role":"assistant","content":"joined"},"finish_reason":null}]}\n\n`;
+    script(up, [multi, sse(ck({}, 'stop'), '[DONE]')]);
+    expect(expectContractStream((await chat(svir.url, ask())).text, { model: MODEL }).content).toBe('joined');
+  });
+
+  it('reads split inside a line and inside a UTF-8 character arrive whole', async () => {
     const payload = JSON.stringify(ck({ role: 'assistant', content: 'héllo ✓' }));
     const bytes = Buffer.from(`data: ${payload}\n\n${sse(ck({}, 'stop'), '[DONE]')}`);
     const cut = bytes.indexOf(Buffer.from('✓')) + 1;

@@ -65,9 +65,24 @@ export interface ChatRouteDeps {
 /** Headers every answer of this route carries once the backend is known. */
 export function svirHeaders(backend: string, changes: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = { 'x-svir-backend': backend };
-  // Phrases are short ASCII; a comma-separated list, omitted when svir changed nothing.
-  if (changes.length > 0) headers['x-svir-changes'] = changes.map((c) => c.replace(/[\r\n,]+/g, ' ').trim()).join(', ');
+  // A comma-separated list, omitted when svir changed nothing.
+  if (changes.length > 0) headers['x-svir-changes'] = changes.map((c) => headerSafe(c.replace(/[\r\n,]+/g, ' ').trim())).join(', ');
   return headers;
+}
+
+/**
+ * A phrase may quote the client (a named tool_choice's function name): printable ASCII stays,
+ * anything else is percent-encoded as UTF-8 bytes. Node refuses a header value with a control
+ * character or a character above U+00FF, and a tool named in Japanese made that a 500, or a
+ * stream that never answered.
+ */
+function headerSafe(phrase: string): string {
+  let out = '';
+  for (const char of phrase) {
+    if (char !== '%' && char >= ' ' && char <= '~') out += char;
+    else for (const byte of Buffer.from(char, 'utf8')) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
 }
 
 /** Sets the svir headers of the backend now serving, dropping what an earlier attempt set. */

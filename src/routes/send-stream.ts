@@ -67,8 +67,10 @@ function streamHeaders(reply: FastifyReply): Record<string, string | string[]> {
  */
 export function commitStream(reply: FastifyReply): void {
   if (reply.raw.headersSent) return;
-  reply.hijack();
+  // Headers first: if Node refuses one, the reply is not hijacked yet and the error handler
+  // still answers, instead of a client left waiting on a stream nobody writes.
   reply.raw.writeHead(200, streamHeaders(reply));
+  reply.hijack();
 }
 
 export async function sendStream(args: SendStreamArgs): Promise<void> {

@@ -20,7 +20,11 @@ beforeAll(async () => {
   upstream = await startFaultUpstream({ models: ['m'] });
   svir = await startSvir({
     aliases: { fast: 'm' },
-    backends: [{ name: 'fake', type: 'openai', url: upstream.url, models: ['m'], apiKey: BACKEND_KEY }],
+    backends: [
+      { name: 'fake', type: 'openai', url: upstream.url, models: ['m'], apiKey: BACKEND_KEY },
+      // LM Studio's adapter quotes a named tool_choice's function in the x-svir-changes header.
+      { name: 'lms', type: 'lmstudio', url: upstream.url, models: ['lm'] },
+    ],
   });
 });
 
@@ -29,13 +33,15 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-/** Every header value svir sent: no control character but tab, and no injected name. */
+/**
+ * Every header svir sent: no injected name, and no control character but tab in any value (the
+ * words of an attempt may stay, as text inside one value: that is not a header).
+ */
 function expectCleanHeaders(headers: Record<string, string | string[] | undefined>): void {
   for (const [name, value] of Object.entries(headers)) {
     expect(name).not.toMatch(/injected/i);
     for (const one of Array.isArray(value) ? value : [value ?? '']) {
       expect(one, name).not.toMatch(/[\u0000-\u0008\u000a-\u001f\u007f]/);
-      expect(one, name).not.toMatch(/injected/i);
     }
   }
 }
@@ -160,6 +166,42 @@ describe('client headers', () => {
     });
     await response.body.text();
     expect(response.statusCode).toBe(200);
+  });
+});
+
+describe('client text quoted in svir\'s own headers', () => {
+  it.each([
+    ['Japanese', '天気を調べる'],
+    ['an emoji', 'weather_🙂'],
+    ['a control character', 'get\u0001weather'],
+    ['DEL and NUL', 'get\u007f\u0000weather'],
+    ['CR LF and a header', 'get\r\nx-injected: yes'],
+    ['a lone surrogate', 'get\ud800weather'],
+    ['a percent sign', 'get%0D%0Ax-injected: yes'],
+    ['latin-1', 'météo'],
+  ])('a named tool_choice in %s: answered, with the header kept to printable ASCII', async (_name, tool) => {
+    for (const stream of [true, false]) {
+      upstream.enqueue(helloScript());
+      const response = await request(`${svir.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        signal: AbortSignal.timeout(10_000),
+        body: JSON.stringify({
+          model: 'lm',
+          stream,
+          messages: [{ role: 'user', content: 'hi' }],
+          tools: [{ type: 'function', function: { name: tool } }],
+          tool_choice: { type: 'function', function: { name: tool } },
+        }),
+      });
+      const text = await response.body.text();
+      expect(response.statusCode, text).toBe(200);
+      expectCleanHeaders(response.headers);
+      const changes = String(response.headers['x-svir-changes'] ?? '');
+      expect(changes).toMatch(/^[\x20-\x7e]+$/);
+      // What the header says decodes back to the name (CR and LF shown as a space).
+      if (!tool.includes('\ud800')) expect(decodeURIComponent(changes)).toContain(tool.replace(/[\r\n]+/g, ' '));
+    }
   });
 });
 

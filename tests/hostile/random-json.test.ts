@@ -12,14 +12,33 @@ import { startFaultUpstream, type FaultUpstream } from '../faults/fault-upstream
 import { parseCleanStream, readErrorBody } from '../faults/parse-clean-stream.js';
 import { startSvir, type RunningSvir } from '../faults/start-svir.js';
 
+const BACKENDS = [
+  ['openai', 'm'],
+  ['lmstudio', 'lm'],
+  ['llamacpp', 'lc'],
+  ['vllm', 'vl'],
+  ['mlx-lm', 'ml'],
+  ['mlx-vlm', 'mv'],
+  ['azure', 'az'],
+] as const;
+const MODELS = BACKENDS.map(([, model]) => model);
+
 let upstream: FaultUpstream;
 let svir: RunningSvir;
 let agent: Agent;
 
 beforeAll(async () => {
   upstream = await startFaultUpstream({ models: ['m'] });
+  // One backend of every type on the same fake: each adapter rewrites requests its own way.
   svir = await startSvir({
-    backends: [{ name: 'fake', type: 'openai', url: upstream.url, models: ['m'], vision: true, maxQueue: 1_000 }],
+    backends: BACKENDS.map(([type, model]) => ({
+      name: `b-${type}`,
+      type,
+      url: type === 'azure' ? upstream.origin : upstream.url,
+      models: [model],
+      vision: true,
+      maxQueue: 1_000,
+    })),
   });
   agent = new Agent();
 });
@@ -30,7 +49,9 @@ afterAll(async () => {
   await upstream.close();
 });
 
-const anyJson = fc.jsonValue({ maxDepth: 3 });
+/** Strings of any code point, lone surrogates included. */
+const anyJson = fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' });
+const anyString = fc.string({ unit: 'binary', maxLength: 24 });
 
 /** Mostly a plausible value (so that the request gets past the first check), else anything. */
 function field<T>(plausible: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
@@ -43,9 +64,9 @@ const toolArb = fc.record(
     function: field(
       fc.record(
         {
-          name: field(fc.constantFrom('get_weather', 'lookup', '')),
-          description: field(fc.string()),
-          parameters: field(fc.dictionary(fc.string(), anyJson, { maxKeys: 3 })),
+          name: field(fc.oneof(fc.constantFrom('get_weather', 'lookup', ''), anyString)),
+          description: field(anyString),
+          parameters: field(fc.dictionary(anyString, anyJson, { maxKeys: 3 })),
         },
         { requiredKeys: [] },
       ),
@@ -55,7 +76,7 @@ const toolArb = fc.record(
 );
 
 const contentPart = fc.oneof(
-  fc.record({ type: field(fc.constant('text')), text: field(fc.string()) }, { requiredKeys: [] }),
+  fc.record({ type: field(fc.constant('text')), text: field(anyString) }, { requiredKeys: [] }),
   fc.record(
     {
       type: field(fc.constant('image_url')),
@@ -68,20 +89,20 @@ const contentPart = fc.oneof(
 const messageArb = fc.record(
   {
     role: field(fc.constantFrom('system', 'user', 'assistant', 'tool', 'developer')),
-    content: field(fc.oneof(fc.string(), fc.array(contentPart, { maxLength: 3 }), fc.constant(null))),
-    name: field(fc.string()),
-    tool_call_id: field(fc.string()),
+    content: field(fc.oneof(anyString, fc.array(contentPart, { maxLength: 3 }), fc.constant(null))),
+    name: field(anyString),
+    tool_call_id: field(anyString),
     tool_calls: field(
       fc.array(
         fc.record({
-          id: field(fc.string()),
+          id: field(anyString),
           type: field(fc.constant('function')),
-          function: field(fc.record({ name: field(fc.string()), arguments: field(fc.string()) })),
+          function: field(fc.record({ name: field(anyString), arguments: field(anyString) })),
         }),
         { maxLength: 2 },
       ),
     ),
-    reasoning_content: field(fc.string()),
+    reasoning_content: field(anyString),
   },
   { requiredKeys: [] },
 );
@@ -90,7 +111,7 @@ const bodyArb = fc
   .tuple(
     fc.record(
       {
-        model: field(fc.constant('m')),
+        model: field(fc.constantFrom(...MODELS)),
         messages: field(fc.array(messageArb, { maxLength: 4 })),
         stream: field(fc.boolean()),
         stream_options: field(fc.record({ include_usage: field(fc.boolean()) }, { requiredKeys: [] })),
@@ -99,7 +120,7 @@ const bodyArb = fc
         tool_choice: field(
           fc.oneof(
             fc.constantFrom('none', 'auto', 'required', 'bogus'),
-            fc.record({ type: field(fc.constant('function')), function: field(fc.record({ name: field(fc.string()) })) }),
+            fc.record({ type: field(fc.constant('function')), function: field(fc.record({ name: field(anyString) })) }),
           ),
         ),
         response_format: field(
@@ -107,7 +128,7 @@ const bodyArb = fc
             fc.record({ type: field(fc.constantFrom('text', 'json_object', 'json_schema')) }),
             fc.record({
               type: fc.constant('json_schema'),
-              json_schema: field(fc.record({ name: field(fc.string()), schema: field(fc.dictionary(fc.string(), anyJson)) })),
+              json_schema: field(fc.record({ name: field(anyString), schema: field(fc.dictionary(anyString, anyJson)) })),
             }),
           ),
         ),
@@ -117,10 +138,10 @@ const bodyArb = fc
         temperature: field(fc.double({ min: -1, max: 3, noNaN: true })),
         logprobs: field(fc.boolean()),
         top_logprobs: field(fc.integer({ min: -1, max: 30 })),
-        stop: field(fc.oneof(fc.string(), fc.array(fc.string(), { maxLength: 4 }))),
+        stop: field(fc.oneof(anyString, fc.array(anyString, { maxLength: 4 }))),
         seed: field(fc.integer()),
-        user: field(fc.string()),
-        metadata: field(fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 })),
+        user: field(anyString),
+        metadata: field(fc.dictionary(anyString, anyString, { maxKeys: 3 })),
       },
       { requiredKeys: [] },
     ),
@@ -139,7 +160,7 @@ function validBody(): Record<string, unknown> {
     stream: true,
     stream_options: { include_usage: true },
     tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
-    tool_choice: 'auto',
+    tool_choice: { type: 'function', function: { name: 'get_weather' } },
     max_tokens: 100,
   };
 }
@@ -165,6 +186,7 @@ const FIELD_PATHS: ReadonlyArray<readonly (string | number)[]> = [
   ['tools', 0, 'type'],
   ['tools', 0, 'function'],
   ['tools', 0, 'function', 'name'],
+  ['tool_choice', 'function', 'name'],
   ['tools', 0, 'function', 'parameters'],
   ['tool_choice'],
   ['response_format'],
@@ -193,10 +215,11 @@ function setAt(target: Record<string, unknown>, path: readonly (string | number)
 }
 
 const oneFieldArb = fc
-  .tuple(fc.constantFrom(...FIELD_PATHS), anyJson, fc.boolean())
-  .map(([path, value, stream]) => {
+  .tuple(fc.constantFrom(...FIELD_PATHS), anyJson, fc.boolean(), fc.constantFrom(...MODELS))
+  .map(([path, value, stream, model]) => {
     const body = validBody();
     body.stream = stream;
+    body.model = model;
     setAt(body, path, value);
     return body;
   });
@@ -240,7 +263,7 @@ describe('random JSON in every field', () => {
           expect(json).toMatchObject({ object: 'chat.completion' });
         }
       }),
-      { seed: 0x5eed, numRuns: 500 },
+      { seed: 0x5eed, numRuns: 800 },
     );
     console.info(`random JSON: statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
     // The run must have reached both sides: refusals and answers.

@@ -86,6 +86,8 @@ interface Entry {
   /** When the last answer (or failure) came, ms; undefined: never asked. */
   checkedAt: number | undefined;
   reason: string | undefined;
+  /** Why the last question failed, as svir would answer it (unreachable, refused key, ...). */
+  failure: SvirError | undefined;
   inflight: Promise<void> | undefined;
 }
 
@@ -126,6 +128,7 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
     discovered: [],
     checkedAt: undefined,
     reason: undefined,
+    failure: undefined,
     inflight: undefined,
   }));
 
@@ -139,6 +142,7 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
           entry.state = 'up';
           entry.discovered = listing.models;
           entry.reason = undefined;
+          entry.failure = undefined;
           // The config wins; otherwise what the server lists (llama.cpp without its projector
           // says text only), so an image is refused before it is sent. Asked for configured
           // lists too: refresh() probes every backend.
@@ -149,6 +153,7 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
           // clear 503 (unreachable) rather than a 404 that says the model does not exist.
           entry.state = 'down';
           entry.reason = err instanceof Error ? err.message : String(err);
+          entry.failure = err instanceof SvirError ? err : undefined;
         },
       )
       .finally(() => {
@@ -215,6 +220,20 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
       await Promise.all(entries.filter((e) => e.configured === undefined).map(ask));
       found = candidates(model);
       if (found.length > 0) return found;
+      // No backend has a model list svir knows (none configured, none answered): "no such model"
+      // would be a guess. Say why instead (unreachable: 503 with Retry-After; a refused key: 502),
+      // so a client retries once the server is up. With any list known, a 404 is the truth.
+      const failed = entries.find((e) => e.failure !== undefined);
+      if (failed?.failure !== undefined && entries.every((e) => e.configured === undefined && e.state !== 'up')) {
+        const cause = failed.failure;
+        throw new SvirError(cause.code, {
+          source: 'upstream',
+          backend: failed.info.config.name,
+          ...(cause.retryAfter === undefined ? {} : { retryAfter: cause.retryAfter }),
+          message: `No backend could list its models, so svir cannot tell which one serves "${model}": ${cause.message}`,
+          cause,
+        });
+      }
       const alias = aliases.get(model);
       const aliasNote =
         alias === undefined ? '' : ` (an alias of "${alias.backend === undefined ? '' : `${alias.backend}/`}${alias.model}", which is not served now)`;

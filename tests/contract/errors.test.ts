@@ -248,6 +248,38 @@ describe('D§3 upstream answers, every form, before the stream', () => {
   });
 });
 
+describe('D§3 when no backend could list its models', () => {
+  it('the only backend unreachable (models discovered) → 503 backend_unavailable with Retry-After, not a 404', async () => {
+    const lone = await startSvirProcess({ config: `server: {port: 0}\nbackends:\n  - {name: lms, type: lmstudio, url: "http://127.0.0.1:${deadPort}/v1/"}\n` });
+    try {
+      const answer = await chat(lone.url, ask('qwen3.8-27b'));
+      const error = expectHttpError(answer, 503, 'backend_unavailable');
+      expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(error.message).toContain('lms');
+    } finally {
+      await lone.stop();
+    }
+  });
+
+  it('the only backend refusing svir\'s key, its model list too → 502 upstream_auth_failed, never 401 nor 404', async () => {
+    const refusing = await startScriptedUpstream();
+    refusing.route('GET', '/v1/models', { kind: 'body', status: 401, body: { error: { message: 'bad key' } } });
+    refusing.chat({ kind: 'body', status: 401, body: { error: { message: 'bad key' } } });
+    const lone = await startSvirProcess({ config: `server: {port: 0}\nbackends:\n  - {name: llama, type: llamacpp, url: "${refusing.url}", apiKey: wrong-key}\n` });
+    try {
+      expectHttpError(await chat(lone.url, ask('any-model')), 502, 'upstream_auth_failed');
+    } finally {
+      await lone.stop();
+      await refusing.close();
+    }
+  });
+
+  it('one backend answers and lists other models, another is down: an unknown model is still 404', async () => {
+    const answer = await chat(svir.url, ask('surely-not-a-model'));
+    expectHttpError(answer, 404, 'model_not_found');
+  });
+});
+
 describe('D§3 every server\'s own words', () => {
   const long = 'hello '.repeat(60);
   for (const [backend, model] of [

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { StreamContext } from '../adapters/adapter.js';
 import { SvirError } from '../errors.js';
 import { mapUpstreamError } from './map-upstream-error.js';
+import { nestsDeeperThan } from './nests-deeper-than.js';
 import type { Part, SseEvent } from './parts.js';
 import { readUsage } from './read-usage.js';
 
@@ -42,6 +43,14 @@ const chunkSchema = z.object({
   error: z.unknown().optional(),
 });
 
+/**
+ * The upstream's id goes into every clean chunk: a longer one is taken as absent (svir makes
+ * its own), so that a server cannot make svir repeat megabytes in each chunk.
+ */
+const MAX_ID_LENGTH = 256;
+/** Real logprobs nest about five levels; far deeper ones would overflow the chunk encoder. */
+const MAX_LOGPROBS_DEPTH = 64;
+
 export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
   if (event.event === 'error') return [{ kind: 'error', error: streamError(event.data, ctx) }];
   // Chunks come as plain (`message`) events; other types are not part of this protocol
@@ -65,7 +74,7 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
 
   const parts: Part[] = [];
   // Empty strings and 0 are how some servers (Azure's prompt-filter chunk) say "no identity".
-  const upstreamId = id !== undefined && id !== null && id.length > 0 ? id : undefined;
+  const upstreamId = id !== undefined && id !== null && id.length > 0 && id.length <= MAX_ID_LENGTH ? id : undefined;
   const upstreamCreated = created !== undefined && created !== null && created > 0 ? created : undefined;
   if (upstreamId !== undefined || upstreamCreated !== undefined) {
     const meta: Part & { kind: 'meta' } = { kind: 'meta' };
@@ -90,7 +99,11 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
         for (const piece of delta.tool_calls) parts.push(toolPart(piece));
       }
     }
-    if (logprobs !== undefined && logprobs !== null) parts.push({ kind: 'logprobs', value: logprobs });
+    if (logprobs !== undefined && logprobs !== null) {
+      // Checked only when they will be encoded (the client asked for them).
+      if (ctx.logprobs && nestsDeeperThan(logprobs, MAX_LOGPROBS_DEPTH)) return [unreadable(ctx, 'logprobs nested too deeply')];
+      parts.push({ kind: 'logprobs', value: logprobs });
+    }
     if (finish_reason) parts.push({ kind: 'finish', reason: finish_reason });
   }
 

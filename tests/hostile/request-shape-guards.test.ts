@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exceedsJsonDepth } from '../../src/exceeds-json-depth.js';
+import { nestsDeeperThan } from '../../src/normalize/nests-deeper-than.js';
 import { wholeToolNames } from '../../src/normalize/tool-call-assembler.js';
 
 function depthOf(value: unknown): number {
@@ -35,6 +36,23 @@ describe('exceedsJsonDepth', () => {
   it('answers at once for a body nested a hundred thousand levels deep', () => {
     expect(exceedsJsonDepth(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 1_000)).toBe(true);
     expect(exceedsJsonDepth(`{"a":"${'['.repeat(100_000)}"}`, 1_000)).toBe(false);
+  });
+});
+
+describe('nestsDeeperThan', () => {
+  it('agrees with the depth of the value, and never recurses', () => {
+    const jsonArb = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.integer(), fc.string(), tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 3 }),
+      object: fc.dictionary(fc.string(), tie('value'), { maxKeys: 3 }),
+    })).value;
+    fc.assert(
+      fc.property(jsonArb, fc.integer({ min: 0, max: 6 }), (value, limit) => {
+        expect(nestsDeeperThan(value, limit)).toBe(depthOf(value) > limit);
+      }),
+      { seed: 0xd33b, numRuns: 2_000 },
+    );
+    expect(nestsDeeperThan(JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`), 64)).toBe(true);
   });
 });
 

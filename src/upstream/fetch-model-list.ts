@@ -70,11 +70,15 @@ export async function fetchModelList(
     // undici reports an unread body destroyed as an abort error, which nobody waits for.
     response.body.on('error', () => undefined);
     response.body.destroy();
-    const code = response.statusCode === 401 || response.statusCode === 403 ? 'upstream_auth_failed' : 'upstream_error';
+    const status = response.statusCode;
+    const code = status === 401 || status === 403 ? 'upstream_auth_failed' : status === 429 ? 'rate_limit_exceeded' : 'upstream_error';
+    // Kept for a request that can only be answered with this failure (no model list known).
+    const retryAfter = response.headers['retry-after'];
     throw new SvirError(code, {
       source: 'upstream',
       backend: name,
-      message: `backend "${name}" answered GET /v1/models with HTTP ${response.statusCode}.`,
+      ...(typeof retryAfter === 'string' && status !== 401 && status !== 403 ? { retryAfter } : {}),
+      message: `backend "${name}" answered GET /v1/models with HTTP ${status}.`,
     });
   }
   const text = await readBoundedBody(response.body, {

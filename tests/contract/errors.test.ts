@@ -274,6 +274,22 @@ describe('D§3 when no backend could list its models', () => {
     }
   });
 
+  it('the only backend rate limiting everything, its model list too → 429 with its Retry-After', async () => {
+    const limiting = await startScriptedUpstream();
+    const limited = { kind: 'body' as const, status: 429, headers: { 'retry-after': '9' }, body: { error: { message: 'too many requests' } } };
+    limiting.route('GET', '/v1/models', limited);
+    limiting.chat(limited);
+    const lone = await startSvirProcess({ config: `server: {port: 0}\nbackends:\n  - {name: gw, type: openai, url: "${limiting.url}"}\n` });
+    try {
+      const answer = await chat(lone.url, ask('any-model'));
+      expectHttpError(answer, 429, 'rate_limit_exceeded');
+      expect(answer.headers.get('retry-after')).toBe('9');
+    } finally {
+      await lone.stop();
+      await limiting.close();
+    }
+  });
+
   it('one backend answers and lists other models, another is down: an unknown model is still 404', async () => {
     const answer = await chat(svir.url, ask('surely-not-a-model'));
     expectHttpError(answer, 404, 'model_not_found');

@@ -4,6 +4,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { StreamContext } from '../adapters/adapter.js';
+import { SvirError } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import { foldChunks } from '../normalize/fold-chunks.js';
 import type { NormalizerStep } from '../normalize/normalizer.js';
@@ -14,15 +15,47 @@ export interface SendCompletionArgs {
   steps: AsyncGenerator<NormalizerStep, void, undefined>;
   summary: RequestSummary;
   now(): number;
-  ctx: Pick<StreamContext, 'reasoningField'>;
+  ctx: Pick<StreamContext, 'reasoningField' | 'backend'>;
+}
+
+/**
+ * A folded answer is held whole in memory until it is sent: an upstream that never stops (a
+ * server in a loop) would otherwise fill svir's memory. Far above any real answer; a client
+ * that wants more streams it.
+ */
+export const MAX_FOLDED_BYTES = 64 * 1024 * 1024;
+/** What one held chunk costs beyond its text (the objects around it), roughly. */
+const CHUNK_OVERHEAD_BYTES = 256;
+
+/** The memory a held chunk takes, roughly: its strings plus a fixed cost per chunk. */
+function approximateSize(chunk: CleanChunk): number {
+  let size = CHUNK_OVERHEAD_BYTES;
+  for (const choice of chunk.choices) {
+    for (const value of Object.values(choice.delta)) if (typeof value === 'string') size += value.length;
+    for (const call of choice.delta.tool_calls ?? []) size += call.function.arguments.length + (call.function.name?.length ?? 0);
+    if (choice.logprobs !== undefined) size += JSON.stringify(choice.logprobs).length;
+  }
+  return size;
 }
 
 export async function sendCompletion(args: SendCompletionArgs): Promise<void> {
   const chunks: CleanChunk[] = [];
+  let held = 0;
   for await (const step of args.steps) {
     for (const chunk of step.chunks) {
       observeChunk(args.summary, chunk, args.now());
       chunks.push(chunk);
+      held += approximateSize(chunk);
+    }
+    if (held > MAX_FOLDED_BYTES) {
+      // Leaving the loop closes the upstream stream (readCleanSteps' finally).
+      throw new SvirError('upstream_error', {
+        source: 'upstream',
+        backend: args.ctx.backend,
+        message:
+          `backend "${args.ctx.backend}" sent an answer larger than ${MAX_FOLDED_BYTES / 1024 / 1024} MiB, ` +
+          'too large to return in one piece; ask for it with stream: true.',
+      });
     }
     if (step.error !== undefined) throw step.error;
     if (step.done) break;

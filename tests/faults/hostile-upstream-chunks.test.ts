@@ -117,6 +117,23 @@ describe('hostile upstream chunks', () => {
     await expectServing();
   });
 
+  it('an endless answer for stream: false ends in a 502 at the bound, and the upstream is let go', async () => {
+    const piece = 'z'.repeat(1024);
+    function* endless(): Generator<string> {
+      // 256 MiB if nobody stopped it: four times the bound.
+      for (let i = 0; i < 256 * 1024; i++) yield content(piece);
+    }
+    upstream.enqueue({ events: endless() });
+    const before = upstream.requests.length;
+    const answer = await chat({ stream: false });
+    expect(answer.status, answer.text.slice(0, 300)).toBe(502);
+    expect(readErrorBody(answer.text)?.message).toMatch(/stream: true/);
+    const record = upstream.requests[before];
+    expect(await upstream.waitForSocketClose(record!.socket, 3_000)).toBeTypeOf('number');
+    expect(record?.responseEnded).toBe(false);
+    await expectServing();
+  });
+
   it('logged no internal error along the way', () => {
     expect(svir.logs.filter((line) => line.includes('svir failed unexpectedly'))).toEqual([]);
   });

@@ -7,6 +7,7 @@
  *   node --import tsx bench/profile-summary.ts <file.cpuprofile> [--top 25] [--filter src/]
  *   ... --callers <text>   the stacks (6 frames) under which functions matching <text> ran
  *   ... --parents <text>   inclusive time of functions matching <text>, by their caller
+ *   ... --skip-ms <ms>     leave out the first <ms> of the profile (start-up)
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -71,6 +72,21 @@ export function callersOf(raw: unknown, text: string, depth = 6): { stack: strin
     stacks.set(key, (stacks.get(key) ?? 0) + dt);
   });
   return [...stacks].map(([stack, t]) => ({ stack, share: t / busy })).sort((a, b) => b.share - a.share);
+}
+
+/** The profile without its first `skipMs` (start-up, warm-up), so shares are of the steady state. */
+export function skipStart(raw: unknown, skipMs: number): unknown {
+  const profile = profileSchema.parse(raw);
+  let t = 0;
+  let first = profile.samples.length;
+  for (let i = 0; i < profile.samples.length; i++) {
+    t += profile.timeDeltas[i] ?? 0;
+    if (t >= skipMs * 1000) {
+      first = i;
+      break;
+    }
+  }
+  return { ...profile, samples: profile.samples.slice(first), timeDeltas: profile.timeDeltas.slice(first) };
 }
 
 /** Inclusive busy time of functions matching `text`, split by the function that called them. */
@@ -151,7 +167,7 @@ export function summarizeProfile(raw: unknown): { lines: ProfileLine[]; places: 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { top: { type: 'string' }, filter: { type: 'string' }, callers: { type: 'string' }, depth: { type: 'string' }, parents: { type: 'string' } },
+    options: { top: { type: 'string' }, filter: { type: 'string' }, callers: { type: 'string' }, depth: { type: 'string' }, parents: { type: 'string' }, 'skip-ms': { type: 'string' } },
   });
   const file = positionals[0];
   if (file === undefined) {
@@ -160,7 +176,8 @@ async function main(): Promise<void> {
   }
   const top = Number(values.top ?? '25');
   const filter = values.filter;
-  const raw: unknown = JSON.parse(await readFile(file, 'utf8'));
+  const whole: unknown = JSON.parse(await readFile(file, 'utf8'));
+  const raw = values['skip-ms'] === undefined ? whole : skipStart(whole, Number(values['skip-ms']));
   const pct = (x: number): string => `${(x * 100).toFixed(1).padStart(5)}%`;
   if (values.parents !== undefined) {
     for (const { caller, share } of parentsOf(raw, values.parents).slice(0, top)) console.log(`${pct(share)}  ${caller}`);

@@ -13,6 +13,7 @@
  * `add` only records; `drain` sends what may go now; `finish` sends everything left.
  */
 import type { CleanToolCallDelta } from './clean-chunk.js';
+import { createJsonEndScanner, type JsonEndScanner } from './json-end-scanner.js';
 
 export interface ToolCallSink {
   onToolCall(piece: CleanToolCallDelta): void;
@@ -36,6 +37,8 @@ interface Call {
   sentArgs: number;
   /** Length of `args` when its completeness was last judged, to judge each text once. */
   checkedArgs: number;
+  /** Follows `args` as it grows, to judge completeness without parsing it all again. */
+  scan: JsonEndScanner;
   started: boolean;
   /** Index in the clean stream, set when the call went out. */
   out: number;
@@ -69,7 +72,17 @@ export class ToolCallAssembler {
   add(piece: ToolPiece): void {
     let call = this.byKey.get(piece.index);
     if (call === undefined) {
-      call = { key: piece.index, id: '', name: '', args: '', sentArgs: 0, checkedArgs: -1, started: false, out: -1 };
+      call = {
+        key: piece.index,
+        id: '',
+        name: '',
+        args: '',
+        sentArgs: 0,
+        checkedArgs: -1,
+        scan: createJsonEndScanner(),
+        started: false,
+        out: -1,
+      };
       this.byKey.set(piece.index, call);
       this.fresh.push(call);
     }
@@ -148,23 +161,8 @@ export class ToolCallAssembler {
   private isComplete(call: Call): boolean {
     if (call.checkedArgs === call.args.length) return false;
     call.checkedArgs = call.args.length;
-    return isCompleteJson(call.args);
-  }
-}
-
-/**
- * Whether streamed arguments are finished. Parsing is tried only when the text ends the way a
- * JSON object or array ends, so a long argument string is not re-parsed at every piece.
- */
-function isCompleteJson(args: string): boolean {
-  const trimmed = args.trimEnd();
-  const last = trimmed.charCodeAt(trimmed.length - 1);
-  if (last !== 0x7d /* } */ && last !== 0x5d /* ] */) return false;
-  try {
-    JSON.parse(trimmed);
-    return true;
-  } catch {
-    return false;
+    // Finished: the arguments hold one JSON object or array (and nothing but whitespace after).
+    return call.scan.advance(call.args) === 'complete';
   }
 }
 

@@ -40,7 +40,11 @@ export const backendSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"'),
   type: z.enum(BACKEND_TYPES),
   url: backendUrl,
-  apiKey: z.string().min(1).optional(),
+  /** An empty value (`apiKey: ${LMS_KEY}` with the variable set to "") means no key. */
+  apiKey: z
+    .string()
+    .optional()
+    .transform((key) => (key === '' ? undefined : key)),
   /** Served models; otherwise discovered from GET /v1/models. Required for azure (deployments). */
   models: z.array(z.string().min(1)).min(1).optional(),
   reasoningTags: z.enum(['auto', 'open', 'off']).default('auto'),
@@ -71,7 +75,7 @@ export const configSchema = z
         bodyLimitBytes: z.number().int().positive().default(100 * 1024 * 1024),
         shutdownGraceMs: z.number().int().nonnegative().default(10_000),
         /** Send `: keepalive` while waiting this long for the first token (0: never). */
-        keepaliveMs: z.number().int().nonnegative().default(15_000),
+        keepaliveMs: z.number().int().nonnegative().default(60_000),
         /** Reload the config file when it changes, as on SIGHUP. */
         watchConfig: z.boolean().default(false),
         logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -49,6 +49,13 @@ describe('parseConfig', () => {
     expect(config.backends[0]?.apiKey).toBe('12345');
   });
 
+  it('reads a backend key that is set but empty as no key', () => {
+    const text = `${MINIMAL}    apiKey: \${LMS_KEY}\n`;
+    const config = parseConfig(text, { LMS_KEY: '' });
+    expect(config.backends[0]?.apiKey).toBeUndefined();
+    expect(parseConfig(text, { LMS_KEY: 'k-1' }).backends[0]?.apiKey).toBe('k-1');
+  });
+
   it('names every missing variable with where it is used', () => {
     const text = `${MINIMAL}    apiKey: \${KEY_A}\nserver:\n  apiKeys: ["\${KEY_B}"]\n`;
     expect(problemsOf(text)).toEqual([

@@ -134,6 +134,20 @@ describe('hostile upstream chunks', () => {
     await expectServing();
   });
 
+  it('an event of 200,000 short data: lines and no end: a bounded buffer, then a 502', async () => {
+    // Each line is short (the line bound never trips); the event's data is 20 M characters,
+    // over the decoder's event bound, and the server never ends it.
+    const endless = `x${`\ndata: ${'y'.repeat(100)}`.repeat(200_000)}`;
+    upstream.enqueue({ events: [endless], done: false, fault: { kind: 'stall', phase: 'after-finish' } });
+    const before = upstream.requests.length;
+    const answer = await chat({ stream: true });
+    expect(answer.status, answer.text.slice(0, 300)).toBe(502);
+    expect(readErrorBody(answer.text)?.message).toMatch(/SSE event larger than/);
+    const record = upstream.requests[before];
+    expect(await upstream.waitForSocketClose(record!.socket, 3_000)).toBeTypeOf('number');
+    await expectServing();
+  });
+
   it('logged no internal error along the way', () => {
     expect(svir.logs.filter((line) => line.includes('svir failed unexpectedly'))).toEqual([]);
   });

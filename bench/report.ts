@@ -219,10 +219,11 @@ export function formatReport(report: BenchReport): string {
     out.push('', 'Sequential (median; requests take turns between targets; CPU of the target process)');
     out.push(
       table(
-        ['target', 'TTFB ms', 'total ms', 'CPU µs/req', 'failed'],
+        ['target', 'TTFB ms', 'first text ms', 'total ms', 'CPU µs/req', 'failed'],
         Object.entries(report.sequential).map(([name, s]) => [
           name,
           ms(s.ttfbMedianMs),
+          ms(s.ttftMedianMs),
           ms(s.totalMedianMs),
           s.cpuUsPerRequest === undefined ? '-' : s.cpuUsPerRequest.toFixed(0),
           String(s.failures),

@@ -8,6 +8,8 @@ import { performance } from 'node:perf_hooks';
 
 export interface Timing {
   ttfbMs: number;
+  /** To the first byte of answer text (`"content":"` and a character): svir may hold a role-only first chunk. */
+  ttftMs: number;
   totalMs: number;
 }
 
@@ -18,6 +20,7 @@ export interface SequentialTarget {
 
 export interface SequentialResult {
   ttfbMedianMs: number;
+  ttftMedianMs: number;
   totalMedianMs: number;
   /**
    * CPU time of the target's own process per request over the measured requests, which take
@@ -30,10 +33,13 @@ export interface SequentialResult {
   samples: number;
 }
 
+const FIRST_TEXT = /"content":"[^"]/;
+
 function once(agent: Agent, port: number, body: string): Promise<Timing & { ok: boolean }> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
     let ttfb = -1;
+    let ttft = -1;
     let tail = '';
     const req = request(
       {
@@ -46,12 +52,20 @@ function once(agent: Agent, port: number, body: string): Promise<Timing & { ok: 
       },
       (res) => {
         res.on('data', (chunk: Buffer) => {
-          if (ttfb < 0) ttfb = performance.now() - start;
-          tail = (tail + chunk.toString('latin1')).slice(-32);
+          const now = performance.now() - start;
+          if (ttfb < 0) ttfb = now;
+          const text = tail + chunk.toString('latin1');
+          if (ttft < 0 && FIRST_TEXT.test(text)) ttft = now;
+          tail = text.slice(-32);
         });
         res.on('end', () => {
           const totalMs = performance.now() - start;
-          resolve({ ttfbMs: ttfb < 0 ? totalMs : ttfb, totalMs, ok: res.statusCode === 200 && tail.endsWith('data: [DONE]\n\n') });
+          resolve({
+            ttfbMs: ttfb < 0 ? totalMs : ttfb,
+            ttftMs: ttft < 0 ? totalMs : ttft,
+            totalMs,
+            ok: res.statusCode === 200 && tail.endsWith('data: [DONE]\n\n'),
+          });
         });
         res.on('error', reject);
       },
@@ -99,6 +113,7 @@ export async function runSequential(
     const list = timings.get(t.name) ?? [];
     out.set(t.name, {
       ttfbMedianMs: median(list.map((x) => x.ttfbMs)),
+      ttftMedianMs: median(list.map((x) => x.ttftMs)),
       totalMedianMs: median(list.map((x) => x.totalMs)),
       failures: failures.get(t.name) ?? 0,
       samples: list.length,

@@ -205,6 +205,24 @@ describe('client text quoted in svir\'s own headers', () => {
   });
 });
 
+describe('request smuggling', () => {
+  it.each([
+    ['Content-Length and Transfer-Encoding together', (body: string) => `content-length: ${Buffer.byteLength(body)}\r\ntransfer-encoding: chunked\r\n`],
+    ['two different Content-Lengths', (body: string) => `content-length: ${Buffer.byteLength(body)}\r\ncontent-length: 5\r\n`],
+    ['an obfuscated Transfer-Encoding', (body: string) => `content-length: ${Buffer.byteLength(body)}\r\ntransfer-encoding : chunked\r\n`],
+  ])('%s: refused in the one shape, and the smuggled request is never served', async (_name, framing) => {
+    const smuggled = 'GET /v1/models HTTP/1.1\r\nhost: x\r\n\r\n';
+    const body = `0\r\n\r\n${smuggled}`;
+    const before = upstream.requests.length;
+    const raw = await rawExchange(`POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${framing(body)}\r\n${body}`);
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(readErrorBody(raw.slice(raw.indexOf('\r\n\r\n') + 4))?.code).toBe('invalid_request');
+    // One answer only: the request hidden in the body got none.
+    expect(raw.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(upstream.requests.length).toBe(before);
+  });
+});
+
 describe('headers too large', () => {
   it('are answered 431 in the one shape', async () => {
     const raw = await rawExchange(`GET /v1/models HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);

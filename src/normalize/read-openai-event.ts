@@ -67,12 +67,110 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
   } catch {
     return [unreadable(ctx, 'a chunk that is not JSON')];
   }
+  const common = readCommonChunk(json);
+  if (common !== undefined) {
+    const parts: Part[] = [];
+    pushMeta(parts, common.id, common.created);
+    if (common.choice !== undefined) {
+      const { delta, logprobs, finish_reason } = common.choice;
+      if (delta !== undefined && delta !== null) pushDeltaTexts(parts, delta);
+      const failed = pushChoiceEnd(parts, logprobs, finish_reason, ctx);
+      if (failed !== undefined) return [failed];
+    }
+    const read = readUsage(common.usage);
+    if (read !== undefined) parts.push({ kind: 'usage', usage: read });
+    return parts;
+  }
+
   const chunk = chunkSchema.safeParse(json);
   if (!chunk.success) return [unreadable(ctx, 'a chunk that is not a JSON object of the chunk shape')];
   const { id, created, choices, usage, error } = chunk.data;
   if (error !== undefined && error !== null) return [{ kind: 'error', error: streamError(data, ctx) }];
 
   const parts: Part[] = [];
+  pushMeta(parts, id, created);
+
+  const raw = choices === undefined || choices === null ? undefined : firstChoice(choices);
+  if (raw !== undefined) {
+    const choice = choiceSchema.safeParse(raw);
+    if (!choice.success) return [unreadable(ctx, 'a choice of an unexpected shape')];
+    const { delta, logprobs, finish_reason } = choice.data;
+    if (delta !== undefined && delta !== null) {
+      pushDeltaTexts(parts, delta);
+      if (delta.tool_calls) {
+        for (const piece of delta.tool_calls) parts.push(toolPart(piece));
+      }
+    }
+    const failed = pushChoiceEnd(parts, logprobs, finish_reason, ctx);
+    if (failed !== undefined) return [failed];
+  }
+
+  const read = readUsage(usage);
+  if (read !== undefined) parts.push({ kind: 'usage', usage: read });
+  return parts;
+}
+
+interface DeltaTexts {
+  content?: string | null | undefined;
+  reasoning_content?: string | null | undefined;
+  reasoning?: string | null | undefined;
+  refusal?: string | null | undefined;
+}
+
+interface CommonChoice {
+  delta: DeltaTexts | null | undefined;
+  logprobs: unknown;
+  finish_reason: string | null | undefined;
+}
+
+/** The fields svir reads from a chunk of the common shape (readCommonChunk). */
+interface CommonChunk {
+  id: string | null | undefined;
+  created: number | null | undefined;
+  choice: CommonChoice | undefined;
+  usage: unknown;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isOptionalString(value: unknown): value is string | null | undefined {
+  return value === undefined || value === null || typeof value === 'string';
+}
+
+/**
+ * The chunk nearly every server sends nearly every time (identity, at most one choice at index
+ * 0, a delta of text fields, no tool calls, no error), read field by field with a type check
+ * before each use: the same judgement as the zod schemas below, at a fraction of their cost on
+ * the hottest line of a stream. Anything else (tool calls, several choices, a field of an
+ * unexpected type, an error) is undefined here, and zod reads it and says what is wrong.
+ */
+function readCommonChunk(json: unknown): CommonChunk | undefined {
+  if (!isRecord(json)) return undefined;
+  const { id, created, choices, usage, error } = json;
+  if (error !== undefined && error !== null) return undefined;
+  if (!isOptionalString(id)) return undefined;
+  if (created !== undefined && created !== null && typeof created !== 'number') return undefined;
+  if (choices === undefined || choices === null || (Array.isArray(choices) && choices.length === 0)) {
+    return { id, created, choice: undefined, usage };
+  }
+  if (!Array.isArray(choices) || choices.length !== 1) return undefined;
+  const raw: unknown = choices[0];
+  if (!isRecord(raw)) return undefined;
+  const { index, delta, logprobs, finish_reason } = raw;
+  if (index !== 0 && index !== undefined && index !== null) return undefined;
+  if (!isOptionalString(finish_reason)) return undefined;
+  if (delta === undefined || delta === null) return { id, created, choice: { delta, logprobs, finish_reason }, usage };
+  if (!isRecord(delta)) return undefined;
+  const { content, reasoning_content, reasoning, refusal, tool_calls } = delta;
+  if (tool_calls !== undefined && tool_calls !== null) return undefined;
+  if (!isOptionalString(content) || !isOptionalString(reasoning_content)) return undefined;
+  if (!isOptionalString(reasoning) || !isOptionalString(refusal)) return undefined;
+  return { id, created, choice: { delta: { content, reasoning_content, reasoning, refusal }, logprobs, finish_reason }, usage };
+}
+
+function pushMeta(parts: Part[], id: string | null | undefined, created: number | null | undefined): void {
   // Empty strings and 0 are how some servers (Azure's prompt-filter chunk) say "no identity".
   const upstreamId = id !== undefined && id !== null && id.length > 0 && id.length <= MAX_ID_LENGTH ? id : undefined;
   const upstreamCreated = created !== undefined && created !== null && created > 0 ? created : undefined;
@@ -82,34 +180,26 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
     if (upstreamCreated !== undefined) meta.created = upstreamCreated;
     parts.push(meta);
   }
+}
 
-  const raw = choices === undefined || choices === null ? undefined : firstChoice(choices);
-  if (raw !== undefined) {
-    const choice = choiceSchema.safeParse(raw);
-    if (!choice.success) return [unreadable(ctx, 'a choice of an unexpected shape')];
-    const { delta, logprobs, finish_reason } = choice.data;
-    if (delta !== undefined && delta !== null) {
-      const { reasoning_content, reasoning } = delta;
-      // mlx-vlm sends every piece of reasoning twice, under both keys: one text, not two.
-      if (reasoning_content) parts.push({ kind: 'reasoning', text: reasoning_content });
-      if (reasoning && reasoning !== reasoning_content) parts.push({ kind: 'reasoning', text: reasoning });
-      if (delta.content) parts.push({ kind: 'content', text: delta.content });
-      if (delta.refusal) parts.push({ kind: 'refusal', text: delta.refusal });
-      if (delta.tool_calls) {
-        for (const piece of delta.tool_calls) parts.push(toolPart(piece));
-      }
-    }
-    if (logprobs !== undefined && logprobs !== null) {
-      // Checked only when they will be encoded (the client asked for them).
-      if (ctx.logprobs && nestsDeeperThan(logprobs, MAX_LOGPROBS_DEPTH)) return [unreadable(ctx, 'logprobs nested too deeply')];
-      parts.push({ kind: 'logprobs', value: logprobs });
-    }
-    if (finish_reason) parts.push({ kind: 'finish', reason: finish_reason });
+function pushDeltaTexts(parts: Part[], delta: DeltaTexts): void {
+  const { reasoning_content, reasoning } = delta;
+  // mlx-vlm sends every piece of reasoning twice, under both keys: one text, not two.
+  if (reasoning_content) parts.push({ kind: 'reasoning', text: reasoning_content });
+  if (reasoning && reasoning !== reasoning_content) parts.push({ kind: 'reasoning', text: reasoning });
+  if (delta.content) parts.push({ kind: 'content', text: delta.content });
+  if (delta.refusal) parts.push({ kind: 'refusal', text: delta.refusal });
+}
+
+/** Logprobs and the finish reason; returns the error part when the logprobs cannot be encoded. */
+function pushChoiceEnd(parts: Part[], logprobs: unknown, finishReason: string | null | undefined, ctx: StreamContext): Part | undefined {
+  if (logprobs !== undefined && logprobs !== null) {
+    // Checked only when they will be encoded (the client asked for them).
+    if (ctx.logprobs && nestsDeeperThan(logprobs, MAX_LOGPROBS_DEPTH)) return unreadable(ctx, 'logprobs nested too deeply');
+    parts.push({ kind: 'logprobs', value: logprobs });
   }
-
-  const read = readUsage(usage);
-  if (read !== undefined) parts.push({ kind: 'usage', usage: read });
-  return parts;
+  if (finishReason) parts.push({ kind: 'finish', reason: finishReason });
+  return undefined;
 }
 
 /** The choice with index 0 (or none given); other choices are not part of an `n: 1` answer. */

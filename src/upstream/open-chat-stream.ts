@@ -1,13 +1,17 @@
 /**
  * Sends the chat request upstream and hands back a response that is a running event stream, or
- * throws the SvirError the client gets instead. The body goes as one Buffer, so undici sends
- * `Content-Length` and never a chunked body (not every server takes one, R§2.3). A rejection
+ * throws the SvirError the client gets instead. The body always goes with its exact
+ * `Content-Length` and never chunked (not every server takes a chunked body, R§2.3): as one
+ * Buffer, or, for a body of long strings (images), in pieces that pass those strings on
+ * without writing the whole body out first (encode-json-body.ts). A rejection
  * the adapter knows how to avoid (an optional field the server refuses) is sent once more
  * without it, and that change is recorded for the `x-svir-changes` header.
  */
+import { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import type { Adapter, BackendInfo, UpstreamCall } from '../adapters/adapter.js';
 import { SvirError } from '../errors.js';
+import { bodyPieces, encodeJsonBody } from './encode-json-body.js';
 import { mapTransportError } from './map-transport-error.js';
 import { ERROR_BODY_LIMITS, readBoundedBody } from './read-bounded-body.js';
 
@@ -51,7 +55,8 @@ function withStream(body: Record<string, unknown>): Record<string, unknown> {
 }
 
 async function send(args: OpenChatStreamArgs, body: Record<string, unknown>): Promise<Dispatcher.ResponseData> {
-  const payload = Buffer.from(JSON.stringify(body), 'utf8');
+  const encoded = encodeJsonBody(body);
+  const whole = encoded.parts.length === 1 ? encoded.parts[0] : undefined;
   try {
     return await request(args.call.url, {
       dispatcher: args.dispatcher,
@@ -61,8 +66,10 @@ async function send(args: OpenChatStreamArgs, body: Record<string, unknown>): Pr
         'content-type': 'application/json',
         accept: 'text/event-stream',
         'user-agent': 'svir',
+        // undici holds a streamed body to this length exactly (a mismatch fails the request).
+        ...(whole === undefined ? { 'content-length': String(encoded.byteLength) } : {}),
       },
-      body: payload,
+      body: whole === undefined ? Readable.from(bodyPieces(encoded), { objectMode: false }) : Buffer.from(whole, 'utf8'),
       signal: args.signal,
     });
   } catch (err) {

@@ -6,6 +6,7 @@
  */
 import type { RequestRewrite } from './request-draft.js';
 import { contentArraySchema, imagePartSchema, textPartSchema } from './content-part.js';
+import { sameJson } from './same-json.js';
 
 function layout(content: unknown): unknown[] | undefined {
   const parts = contentArraySchema.safeParse(content);
@@ -36,7 +37,7 @@ export const layoutImageContent: RequestRewrite = (draft) => {
   let changed = false;
   const messages = draft.body.messages.map((message) => {
     const laidOut = layout(message.content);
-    if (laidOut === undefined || JSON.stringify(laidOut) === JSON.stringify(message.content)) return message;
+    if (laidOut === undefined || sameJson(laidOut, message.content)) return message;
     changed = true;
     return { ...message, content: laidOut };
   });

@@ -16,7 +16,7 @@ import type { BackendType, Config } from './config/schema.js';
 import { SvirError, toErrorResponse } from './errors.js';
 import { answerClientError } from './answer-client-error.js';
 import { exceedsJsonDepth } from './exceeds-json-depth.js';
-import { collectSecrets, createLogger, type Logger } from './logging.js';
+import { collectSecrets, createLogger, createRequestLineLogger, type Logger } from './logging.js';
 import { recordError, startSummary, summaryLine, summaryOf } from './request-summary.js';
 import { createBalancer } from './balance/create-balancer.js';
 import { registerReadinessRoute } from './health/register-readiness-route.js';
@@ -221,15 +221,17 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     });
   });
 
+  const lineLog = createRequestLineLogger(logger);
   app.addHook('onRequest', async (request, reply) => {
     const summary = startSummary(request, now());
     reply.header('x-request-id', request.id);
     reply.raw.once('close', () => {
       const raw = reply.raw;
       const line = summaryLine(summary, raw.statusCode, now(), !raw.writableFinished);
-      const fields = { method: request.method, path: pathOf(request.url), ...line };
-      if (raw.statusCode >= 500 || summary.error?.code === 'internal_error') request.log.warn(fields, 'request');
-      else request.log.info(fields, 'request');
+      // reqId first: the line reads as request.log's would (its binding comes first there).
+      const fields = { reqId: request.id, method: request.method, path: pathOf(request.url), ...line };
+      if (raw.statusCode >= 500 || summary.error?.code === 'internal_error') lineLog.warn(fields, 'request');
+      else lineLog.info(fields, 'request');
     });
     if (runtime.closing) {
       reply.header('connection', 'close');

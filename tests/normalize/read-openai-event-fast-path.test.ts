@@ -11,7 +11,7 @@ import { readOpenAIEvent } from '../../src/normalize/read-openai-event.js';
 import { fixtureContext } from '../helpers/replay-fixture.js';
 
 const read = (chunk: unknown, logprobs: boolean): Part[] =>
-  readOpenAIEvent({ data: JSON.stringify(chunk) }, fixtureContext({ backend: 'b', logprobs }));
+  readOpenAIEvent({ event: undefined, data: JSON.stringify(chunk) }, fixtureContext({ backend: 'b', logprobs }));
 
 /** Mostly the expected type, sometimes another one, sometimes null or absent. */
 function field<T>(expected: fc.Arbitrary<T>): fc.Arbitrary<unknown> {

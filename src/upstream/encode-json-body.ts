@@ -42,10 +42,19 @@ function longStringTotal(value: unknown): number | undefined {
   if (typeof value === 'string') return value.length >= LONG_STRING_LENGTH ? value.length : 0;
   if (typeof value !== 'object' || value === null) return 0;
   if (!isPlainContainer(value)) return undefined;
+  // Walked on every request: index and key loops, no arrays of values made on the way.
   let total = 0;
-  const items: unknown[] = Array.isArray(value) ? value : Object.values(value);
-  for (const item of items) {
-    const inner = longStringTotal(item);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const inner = longStringTotal(value[i]);
+      if (inner === undefined) return undefined;
+      total += inner;
+    }
+    return total;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const inner = longStringTotal(Reflect.get(value, key));
     if (inner === undefined) return undefined;
     total += inner;
   }

@@ -38,15 +38,19 @@ export interface SpeedMeter {
 const THINK_MARKER = /<\/?think>/g;
 
 function visibleText(value: unknown): boolean {
-  return typeof value === 'string' && value.replace(THINK_MARKER, '').length > 0;
+  if (typeof value !== 'string' || value.length === 0) return false;
+  // Run on every chunk: text without a `<` holds no marker, and is not copied to find out.
+  return !value.includes('<') || value.replace(THINK_MARKER, '').length > 0;
 }
 
 /** Whether a clean chunk carried anything a reader would see. */
 export function isVisibleChunk(chunk: CleanChunk): boolean {
   const choice = chunk.choices[0];
   if (choice === undefined) return false;
-  for (const [key, value] of Object.entries(choice.delta)) {
-    if (key === 'role') continue;
+  const delta: Record<string, unknown> = choice.delta;
+  for (const key in delta) {
+    if (key === 'role' || !Object.hasOwn(delta, key)) continue;
+    const value = delta[key];
     if (key === 'tool_calls') {
       if (Array.isArray(value) && value.length > 0) return true;
       continue;

@@ -109,6 +109,8 @@ describe('D§3 requests svir refuses itself', () => {
     ['tool_choice naming an object of another type', ask('m', { tool_choice: { type: 'bogus' } })],
     ['bad response_format', ask('m', { response_format: { type: 'yaml' } })],
     ['json_schema without a name', ask('m', { response_format: { type: 'json_schema', json_schema: { schema: {} } } })],
+    ['a json_schema name with a space', ask('m', { response_format: { type: 'json_schema', json_schema: { name: 'my schema', schema: {} } } })],
+    ['a json_schema name of 65 characters', ask('m', { response_format: { type: 'json_schema', json_schema: { name: 'a'.repeat(65), schema: {} } } })],
     ['messages missing', { model: 'm' }],
   ] as const) {
     it(`${what} → 400 invalid_request`, async () => {

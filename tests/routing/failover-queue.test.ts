@@ -120,6 +120,31 @@ describe('failover before the first byte', () => {
     expect(chatRequests(fleet, 'a') + chatRequests(fleet, 'b')).toBe(1);
   });
 
+  it('does not send on mlx-vlm\'s 502 for a summary that ran out (a resend repeats it), but does an ordinary 502', async () => {
+    const mlxVlm = { type: 'mlx-vlm' };
+    fleet = await startFleet({ backends: [{ name: 'a', listed: ['m'], extra: mlxVlm }, { name: 'b', listed: ['m'], extra: mlxVlm }] });
+    const summaryRanOut: ScriptedResponse = {
+      kind: 'body',
+      status: 502,
+      body: { detail: 'Compaction summary hit its output limit; original context preserved.' },
+    };
+    fleet.upstream('a').chat(summaryRanOut);
+    fleet.upstream('b').chat(summaryRanOut);
+    const reply = await post(fleet.url, chatBody('m', { stream: true }));
+    expect(reply.status).toBe(502);
+    expect(errorCode(reply.text)).toBe('upstream_error');
+    expect(reply.text).toContain('Compaction summary hit its output limit');
+    expect(chatRequests(fleet, 'a') + chatRequests(fleet, 'b')).toBe(1);
+
+    // The contrast: a 502 that says nothing of the kind is tried once on the other backend.
+    const gateway: ScriptedResponse = { kind: 'body', status: 502, body: { detail: 'Bad Gateway' } };
+    fleet.upstream('a').chat(gateway);
+    fleet.upstream('b').chat(gateway);
+    const again = await post(fleet.url, chatBody('m', { stream: true }));
+    expect(again.status).toBe(502);
+    expect(chatRequests(fleet, 'a') + chatRequests(fleet, 'b')).toBe(3);
+  });
+
   it('never retries after the first byte: the stream ends with one error event', async () => {
     fleet = await startFleet({ backends: [{ name: 'a', listed: ['m'] }, { name: 'b', listed: ['m'] }] });
     const events = buildChatEvents({ content: ['partial answer'] });

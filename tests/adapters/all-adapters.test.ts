@@ -44,6 +44,21 @@ describe('every adapter', () => {
       expect(result.call.body.messages).toEqual(toolTurns);
     });
 
+    it(`${type}: passes fields svir does not know on to the server as sent`, () => {
+      // Server-specific sampling knobs and anything newer than svir's schema (issue 2).
+      const extras = {
+        top_k: 40,
+        min_p: 0.05,
+        repeat_penalty: 1.1,
+        mirostat: 0,
+        x_vendor_option: { nested: [1, 'two', null, { three: true }] },
+      };
+      const result = adapter.toUpstream(chat({ ...extras, temperature: 0.2 }), backend, 'server-id');
+      if (!result.ok) throw result.error;
+      expect(result.call.body).toMatchObject({ ...extras, temperature: 0.2 });
+      expect(result.call.changes).toEqual([]);
+    });
+
     it(`${type}: every change phrase fits the changes header (no comma, no line break)`, () => {
       const phrases = busyRequests.flatMap((fields) => {
         const result = adapter.toUpstream(chat(fields), backend, 'server-id');

@@ -234,6 +234,10 @@ describe('D§5 openai: as sent, as received cleaned', () => {
       stop: ['\n\n'],
       user: 'u-1',
       metadata: { a: 'b' },
+      // Fields svir's schema does not name pass through too (issue 2).
+      top_k: 40,
+      min_p: 0.05,
+      x_vendor_option: { nested: [1, 'two', null, { three: true }] },
       tools: [lockerTool],
       tool_choice: { type: 'function', function: { name: 'open_locker' } },
       response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } },

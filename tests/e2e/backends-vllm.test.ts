@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockerTool } from '../adapters/chat.js';
-import type { ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startVllmServer } from '../fakes/vllm-server.js';
 import { changesOf, expectErrorAnswer, readCleanStream, received, startSvir, type SvirRig } from './backends-rig.js';
 
@@ -122,5 +122,42 @@ describe('vLLM through svir', () => {
     expect(error.message).toContain('--tool-call-parser');
     const none = await svir.chat({ model: 'qwen3.8-bare', stream: true, messages: [{ role: 'user', content: 'Open locker 4' }], tools: [lockerTool], tool_choice: 'none' });
     expect(readCleanStream(none, 'qwen3.8-bare').toolCalls).toEqual([]);
+  });
+});
+
+describe('vLLM whose template names efforts svir does not know', () => {
+  let odd: ScriptedUpstream;
+  let oddSvir: SvirRig;
+  beforeAll(async () => {
+    odd = await startScriptedUpstream();
+    oddSvir = await startSvir([{ name: 'vl-odd', type: 'vllm', upstream: odd, models: ['odd-model'] }]);
+  });
+  afterAll(async () => {
+    await oddSvir.close();
+    await odd.close();
+  });
+
+  it('retries once without reasoning_effort, and says so', async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
+      id: 'chatcmpl-odd',
+      object: 'chat.completion.chunk',
+      created: 1_790_000_000,
+      model: 'odd-model',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+    odd.chat(
+      {
+        kind: 'body',
+        status: 400,
+        body: { error: { message: 'Unexpected reasoning effort high. Supported types are fast and slow.', type: 'BadRequestError', param: null, code: 400 } },
+      },
+      { kind: 'sse', pieces: [sse(chunk({ role: 'assistant', content: 'Done.' }, null), chunk({}, 'stop'), '[DONE]')] },
+    );
+    const answer = await oddSvir.chat({ model: 'odd-model', stream: true, reasoning_effort: 'high', messages: [{ role: 'user', content: 'hi' }] });
+    expect(readCleanStream(answer, 'odd-model').content).toBe('Done.');
+    expect(odd.requestsTo('POST', '/v1/chat/completions')).toHaveLength(2);
+    expect(received(odd, 0).reasoning_effort).toBe('high');
+    expect(received(odd, 1)).not.toHaveProperty('reasoning_effort');
+    expect(changesOf(answer)).toEqual(['reasoning_effort "high" refused by the template: retried without it']);
   });
 });

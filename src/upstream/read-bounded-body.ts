@@ -1,7 +1,7 @@
 /**
  * Reads an upstream error body, bounded in size and in time: a server may send megabytes of
- * HTML, or (on 401/403) stall the body forever (R§5). Whatever arrived by then is the body;
- * the rest is dropped and the response closed.
+ * HTML or stall the body. Whatever arrived by then is the body; the rest is dropped and the
+ * response closed. (A 401/403 body is never read: its answer is known from the status, R§5.)
  */
 import type { Dispatcher } from 'undici';
 
@@ -12,8 +12,6 @@ export interface BoundedBodyLimits {
 
 /** Room for any real error message; an HTML page is cut, which mapUpstreamError tolerates. */
 export const ERROR_BODY_LIMITS: BoundedBodyLimits = { maxBytes: 64 * 1024, timeoutMs: 10_000 };
-/** 401/403: the answer is already known from the status, so wait only briefly for words. */
-export const AUTH_ERROR_BODY_LIMITS: BoundedBodyLimits = { maxBytes: 16 * 1024, timeoutMs: 1_000 };
 
 export async function readBoundedBody(body: Dispatcher.ResponseData['body'], limits: BoundedBodyLimits): Promise<string> {
   const decoder = new TextDecoder('utf-8');

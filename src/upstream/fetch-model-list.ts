@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { BackendInfo } from '../adapters/adapter.js';
 import { readListedVision } from '../adapters/models/read-listed-vision.js';
 import { SvirError } from '../errors.js';
+import { discardBody } from './discard-body.js';
 import { mapTransportError } from './map-transport-error.js';
 import { modelsRequest } from './models-request.js';
 import { readBoundedBody } from './read-bounded-body.js';
@@ -67,9 +68,7 @@ export async function fetchModelList(
   }
   if (response.statusCode < 200 || response.statusCode > 299) {
     // Only the status is used: an error body (which a server may stall on 401/403) is not read.
-    // undici reports an unread body destroyed as an abort error, which nobody waits for.
-    response.body.on('error', () => undefined);
-    response.body.destroy();
+    discardBody(response.body);
     const status = response.statusCode;
     const code = status === 401 || status === 403 ? 'upstream_auth_failed' : status === 429 ? 'rate_limit_exceeded' : 'upstream_error';
     // Kept for a request that can only be answered with this failure (no model list known).

@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import type { Adapter, BackendInfo, UpstreamCall } from '../adapters/adapter.js';
 import { SvirError } from '../errors.js';
+import { discardBody } from './discard-body.js';
 import { bodyPieces, encodeJsonBody } from './encode-json-body.js';
 import { mapTransportError } from './map-transport-error.js';
 import { ERROR_BODY_LIMITS, readBoundedBody } from './read-bounded-body.js';
@@ -38,15 +39,6 @@ export interface OpenedChatStream {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * Closes a body svir will not read. undici reports an unread body destroyed as an abort error,
- * which nobody waits for: without a listener it would be an uncaught exception.
- */
-function discardBody(body: UpstreamBody): void {
-  body.on('error', () => undefined);
-  body.destroy();
 }
 
 function withStream(body: Record<string, unknown>): Record<string, unknown> {

@@ -10,6 +10,7 @@ import type { CleanChunk } from '../normalize/clean-chunk.js';
 import type { Normalizer, NormalizerStep } from '../normalize/normalizer.js';
 import type { SseEvent } from '../normalize/parts.js';
 import type { SseDecoder } from '../normalize/sse-decoder.js';
+import { discardBody } from './discard-body.js';
 import { mapTransportError } from './map-transport-error.js';
 import type { UpstreamBody } from './open-chat-stream.js';
 
@@ -131,11 +132,6 @@ export async function* readCleanSteps(args: ReadCleanStepsArgs): AsyncGenerator<
     // that runs after the last step was taken, so it never holds up the client. Anything else
     // (error, abort) closes the connection, which also tells a local server to stop generating.
     if (finished) void drainRest(iterator, args.body);
-    else {
-      // undici reports a body destroyed before its end as an abort error; with no read pending
-      // nobody may be listening, and an unheard error would crash the process.
-      args.body.on('error', () => undefined);
-      args.body.destroy();
-    }
+    else discardBody(args.body);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The generic reader of OpenAI-shaped stream events (reference §3): one SSE event → neutral
- * parts. Every adapter wraps it and handles only its server's quirks around it. zod reads only
- * the fields svir uses; unknown keys and keys set to null are passed over.
+ * parts. Every adapter reads its stream with it; azure and lmstudio add their server's quirks
+ * around it. zod reads only the fields svir uses; unknown keys and keys set to null are passed
+ * over.
  */
 import { z } from 'zod';
 import type { StreamContext } from '../adapters/adapter.js';
@@ -142,7 +143,7 @@ function isOptionalString(value: unknown): value is string | null | undefined {
 /**
  * The chunk nearly every server sends nearly every time (identity, at most one choice at index
  * 0, a delta of text fields, no tool calls, no error), read field by field with a type check
- * before each use: the same judgement as the zod schemas below, at a fraction of their cost on
+ * before each use: the same judgement as the zod schemas above, at a fraction of their cost on
  * the hottest line of a stream. Anything else (tool calls, several choices, a field of an
  * unexpected type, an error) is undefined here, and zod reads it and says what is wrong.
  */

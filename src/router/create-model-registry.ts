@@ -3,9 +3,11 @@
  * its `GET /v1/models` (asked on first need, again once the list is older than
  * `modelRefreshMs`, and at once when a request names a model svir does not know yet). A model
  * nobody serves is svir's own 404: LM Studio would answer it with whatever model it has loaded.
+ * An alias in the config stands for its model (pinned to one backend with `backend/model`).
  *
- * The interface is the seam for what comes later (aliases, health, failover across candidates):
- * `resolve` already answers with every candidate, best first.
+ * `resolve` answers with every candidate, best first (a backend known down last); the balancer
+ * orders them further and the chat route fails over from one to the next. `report` is how a
+ * request tells the registry a backend is up or down.
  */
 import type { BackendInfo } from '../adapters/adapter.js';
 import type { BackendType, Config } from '../config/schema.js';

@@ -34,6 +34,12 @@ function createAgent(backend: BackendConfig): Agent {
 export function createUpstreamPool(): UpstreamPool {
   const agents = new Map<string, { key: string; agent: Agent }>();
   const retired: Agent[] = [];
+  /** Every agent, current and retired; the pool starts afresh after. */
+  const takeAll = (): Agent[] => {
+    const all = [...[...agents.values()].map((entry) => entry.agent), ...retired];
+    agents.clear();
+    return all;
+  };
 
   return {
     dispatcherFor(backend) {
@@ -50,14 +56,10 @@ export function createUpstreamPool(): UpstreamPool {
       return agent;
     },
     async close() {
-      const all = [...[...agents.values()].map((entry) => entry.agent), ...retired];
-      agents.clear();
-      await Promise.all(all.map((agent) => agent.close().catch(() => undefined)));
+      await Promise.all(takeAll().map((agent) => agent.close().catch(() => undefined)));
     },
     async destroy() {
-      const all = [...[...agents.values()].map((entry) => entry.agent), ...retired];
-      agents.clear();
-      await Promise.all(all.map((agent) => agent.destroy().catch(() => undefined)));
+      await Promise.all(takeAll().map((agent) => agent.destroy().catch(() => undefined)));
     },
   };
 }

@@ -44,15 +44,10 @@ const detailItemSchema = z.object({
   loc: z.array(z.union([z.string(), z.number()])).optional().catch(undefined),
 });
 
-const bodySchema = z.object({
+// Some servers put the error object's fields at the top level, beside `error` or `detail`.
+const bodySchema = errorObjectSchema.extend({
   error: z.union([z.string(), errorObjectSchema]).optional().catch(undefined),
   detail: z.union([z.string(), z.array(z.unknown())]).optional().catch(undefined),
-  message: optString,
-  type: optString,
-  code: optCode,
-  param: optString,
-  n_prompt_tokens: optNumber,
-  n_ctx: optNumber,
 });
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { chatRequestSchema } from '../../src/chat-request.js';
 import { getAdapter } from '../../src/adapters/index.js';
 import { chat, sentMessages, lockerTool, PNG_DATA_URL, weatherTool } from './chat.js';
-import { chunk, ctx, data } from './events.js';
+import { ctx, data } from './events.js';
 import { makeBackend } from './make-backend.js';
 
 const adapter = getAdapter('llamacpp');

@@ -9,9 +9,8 @@
  * timings.
  */
 import type { ServerResponse } from 'node:http';
-import { startScriptedUpstream, type RecordedRequest, type ScriptedUpstream } from './scripted-upstream.js';
+import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
 import {
-  fakeChatBodySchema,
   hasImagePart,
   modelAnswer,
   pieces,
@@ -129,16 +128,11 @@ export async function startLlamaCppServer(options: LlamaCppOptions = {}): Promis
       ],
     },
   });
-  upstream.chat({
-    kind: 'handler',
-    handle: (_req, res, recorded: RecordedRequest) => {
-      const body = fakeChatBodySchema.safeParse(recorded.body);
-      if (!body.success) {
-        writeJson(res, 400, { error: { code: 400, message: "'messages' is required", type: 'invalid_request_error' } });
-        return;
-      }
-      answer(body.data, res, settings);
-    },
-  });
+  upstream.chat(
+    fakeChatHandler(
+      (res) => writeJson(res, 400, { error: { code: 400, message: "'messages' is required", type: 'invalid_request_error' } }),
+      (body, res) => answer(body, res, settings),
+    ),
+  );
   return upstream;
 }

@@ -6,9 +6,8 @@
  * an `event: error` with status 200; answers an unknown model with the loaded one.
  */
 import type { ServerResponse } from 'node:http';
-import { startScriptedUpstream, type RecordedRequest, type ScriptedUpstream } from './scripted-upstream.js';
+import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
 import {
-  fakeChatBodySchema,
   JSON_ANSWER,
   modelAnswer,
   pieces,
@@ -107,16 +106,11 @@ export async function startLmStudioServer(options: LmStudioOptions = {}): Promis
       ],
     },
   });
-  upstream.chat({
-    kind: 'handler',
-    handle: (_req, res, recorded: RecordedRequest) => {
-      const body = fakeChatBodySchema.safeParse(recorded.body);
-      if (!body.success) {
-        writeJson(res, 400, { error: "'messages' field is required" });
-        return;
-      }
-      answer(body.data, res, settings);
-    },
-  });
+  upstream.chat(
+    fakeChatHandler(
+      (res) => writeJson(res, 400, { error: "'messages' field is required" }),
+      (body, res) => answer(body, res, settings),
+    ),
+  );
   return upstream;
 }

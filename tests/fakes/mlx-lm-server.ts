@@ -8,9 +8,8 @@
  * `chat.completion` with cached tokens; lists its Hugging Face cache and the loaded model path.
  */
 import type { ServerResponse } from 'node:http';
-import { startScriptedUpstream, type RecordedRequest, type ScriptedUpstream } from './scripted-upstream.js';
+import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
 import {
-  fakeChatBodySchema,
   hasNonTextPart,
   modelAnswer,
   pieces,
@@ -92,16 +91,11 @@ export async function startMlxLmServer(options: MlxLmOptions = {}): Promise<Scri
       ],
     },
   });
-  upstream.chat({
-    kind: 'handler',
-    handle: (_req, res, recorded: RecordedRequest) => {
-      const body = fakeChatBodySchema.safeParse(recorded.body);
-      if (!body.success) {
-        writeJson(res, 404, { error: 'Invalid request body' });
-        return;
-      }
-      answer(body.data, res, modelPath);
-    },
-  });
+  upstream.chat(
+    fakeChatHandler(
+      (res) => writeJson(res, 404, { error: 'Invalid request body' }),
+      (body, res) => answer(body, res, modelPath),
+    ),
+  );
   return upstream;
 }

@@ -9,9 +9,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { startScriptedUpstream, type RecordedRequest, type ScriptedUpstream } from './scripted-upstream.js';
+import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
 import {
-  fakeChatBodySchema,
   JSON_ANSWER,
   lastUserText,
   modelAnswer,
@@ -109,19 +108,16 @@ export async function startMlxVlmServer(options: MlxVlmOptions = {}): Promise<Sc
     status: 200,
     body: { object: 'list', data: [{ id: 'unsloth/Qwen-Image-2.1', object: 'model' }, { id: settings.modelPath, object: 'model' }] },
   });
-  upstream.chat({
-    kind: 'handler',
-    handle: (_req, res, recorded: RecordedRequest) => {
-      const body = fakeChatBodySchema.safeParse(recorded.body);
-      if (!body.success) {
+  upstream.chat(
+    fakeChatHandler(
+      (res, recorded) => {
         const messages = z.looseObject({ messages: z.unknown() }).safeParse(recorded.body);
         writeJson(res, 422, {
           detail: [{ type: 'list_type', loc: ['body', 'messages'], msg: 'Input should be a valid list', input: messages.success ? messages.data.messages : null }],
         });
-        return;
-      }
-      answer(body.data, res, settings);
-    },
-  });
+      },
+      (body, res) => answer(body, res, settings),
+    ),
+  );
   return upstream;
 }

@@ -7,6 +7,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { fakeChatBodySchema, type FakeChatBody } from './fake-model.js';
 
 /** One step of a scripted SSE body. */
 export type Piece =
@@ -81,6 +82,24 @@ export interface ScriptedUpstream {
   /** Sockets currently open to the fake. */
   openSockets(): number;
   close(): Promise<void>;
+}
+
+/**
+ * A fake server's chat handler: a body that is not a chat request is refused the server's own
+ * way, anything else is answered by the fake model.
+ */
+export function fakeChatHandler(
+  refuse: (res: ServerResponse, recorded: RecordedRequest) => void,
+  answer: (body: FakeChatBody, res: ServerResponse) => void,
+): ScriptedResponse {
+  return {
+    kind: 'handler',
+    handle: (_req, res, recorded) => {
+      const body = fakeChatBodySchema.safeParse(recorded.body);
+      if (body.success) answer(body.data, res);
+      else refuse(res, recorded);
+    },
+  };
 }
 
 /** `data: <json>\n\n` for each value; strings are taken as already-serialized payloads. */

@@ -8,9 +8,8 @@
  * `param: input_tokens`, a `max_tokens` above the model length as a parameter error.
  */
 import type { ServerResponse } from 'node:http';
-import { startScriptedUpstream, type RecordedRequest, type ScriptedUpstream } from './scripted-upstream.js';
+import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
 import {
-  fakeChatBodySchema,
   JSON_ANSWER,
   modelAnswer,
   namedChoice,
@@ -120,16 +119,11 @@ export async function startVllmServer(options: VllmOptions = {}): Promise<Script
       data: [{ id: settings.servedModelName, object: 'model', created: 1_760_000_000, owned_by: 'vllm', root: '/models/Qwen3.8-27B', parent: null, max_model_len: settings.maxModelLen }],
     },
   });
-  upstream.chat({
-    kind: 'handler',
-    handle: (_req, res, recorded: RecordedRequest) => {
-      const body = fakeChatBodySchema.safeParse(recorded.body);
-      if (!body.success) {
-        badRequest(res, 'messages: Field required');
-        return;
-      }
-      answer(body.data, res, settings);
-    },
-  });
+  upstream.chat(
+    fakeChatHandler(
+      (res) => badRequest(res, 'messages: Field required'),
+      (body, res) => answer(body, res, settings),
+    ),
+  );
   return upstream;
 }

@@ -15,7 +15,7 @@ export function buildStreamContext(
   call: UpstreamCall,
   backend: BackendInfo,
   config: Config,
-  secrets: readonly string[] = [],
+  secrets: readonly string[],
 ): StreamContext {
   const tools = offeredTools.safeParse(call.body.tools);
   const format = request.response_format?.type;

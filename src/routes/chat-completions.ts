@@ -38,7 +38,11 @@ import { sendCompletion } from './send-completion.js';
 import { commitStream, sendStream } from './send-stream.js';
 import { ClientGoneError } from './client-gone-error.js';
 
-/** What a config reload swaps; a request keeps the one it started with to its end. */
+/**
+ * What a config reload swaps; a request keeps the config and secrets it started with to its
+ * end. The registry is the server's swappable one: what a request reports about a backend
+ * reaches the registry in force.
+ */
 export interface ChatRouteState {
   config: Config;
   registry: ModelRegistry;

@@ -7,7 +7,6 @@ import type { ModelRegistry } from '../router/create-model-registry.js';
 
 export interface SwappableRegistry extends ModelRegistry {
   swap(next: ModelRegistry): void;
-  readonly inner: ModelRegistry;
 }
 
 export function createSwappableRegistry(initial: ModelRegistry): SwappableRegistry {
@@ -21,9 +20,6 @@ export function createSwappableRegistry(initial: ModelRegistry): SwappableRegist
     report: (backend, reachable, reason) => inner.report(backend, reachable, reason),
     swap(next) {
       inner = next;
-    },
-    get inner() {
-      return inner;
     },
   };
 }

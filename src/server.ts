@@ -16,6 +16,7 @@ import type { BackendType, Config } from './config/schema.js';
 import { SvirError, toErrorResponse } from './errors.js';
 import { answerClientError } from './answer-client-error.js';
 import { exceedsJsonDepth } from './exceeds-json-depth.js';
+import { pathOf } from './path-of.js';
 import { collectSecrets, createLogger, createRequestLineLogger, type Logger } from './logging.js';
 import { recordError, startSummary, summaryLine, summaryOf } from './request-summary.js';
 import { createBalancer } from './balance/create-balancer.js';
@@ -91,11 +92,6 @@ export function defaultMakeId(kind: IdKind): string {
   if (kind === 'completion') return `chatcmpl-${randomAlphanumeric(29)}`;
   if (kind === 'call') return `call_${randomAlphanumeric(24)}`;
   return randomUUID();
-}
-
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
 }
 
 /** JSON.parse's own words (with the position) for a body the JSON parser refused. */

@@ -4,6 +4,7 @@
  * x-svir-error-source: proxy). The client's key stops here: adapters send each backend its own.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { pathOf } from '../path-of.js';
 import { checkApiKey, digestApiKeys } from './check-api-key.js';
 
 /** Probes must answer without a key: load balancers and supervisors hold none. */
@@ -16,11 +17,6 @@ export interface AuthHookRequest {
 }
 
 export type AuthHook = (request: AuthHookRequest) => Promise<void>;
-
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
 
 /** `fastify.addHook('onRequest', createAuthHook(keys))`; with no keys it lets everything pass. */
 export function createAuthHook(keys: readonly string[]): AuthHook {

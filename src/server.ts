@@ -264,7 +264,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     current: () => ({ config: runtime.config, registry, secrets: routeSecrets }),
     pool,
     getAdapter: deps.getAdapter ?? defaultGetAdapter,
-    makeId: (kind) => makeId(kind),
+    makeId,
     now,
     streams,
     queues,

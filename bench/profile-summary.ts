@@ -48,30 +48,61 @@ function place(url: string): string {
   return path.replace(/^.*?\/(src|bench|dist)\//, '$1/');
 }
 
-/** Busy time per call stack (innermost `depth` frames) of the samples whose own frame matches `text`. */
-export function callersOf(raw: unknown, text: string, depth = 6): { stack: string; share: number }[] {
+type CallFrame = z.infer<typeof profileSchema>['nodes'][number]['callFrame'];
+
+/** A profile's samples with their time, split into busy and idle, and the stack of each. */
+interface ProfileTree {
+  /** Samples of the time the process was busy (idle ones left out). */
+  busySamples: { id: number; dt: number; frame: CallFrame }[];
+  /** µs busy and idle. */
+  busy: number;
+  idle: number;
+  /** The frames on the stack of a sample's node, innermost first. */
+  stack(id: number): CallFrame[];
+}
+
+function readProfileTree(raw: unknown): ProfileTree {
   const profile = profileSchema.parse(raw);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const stacks = new Map<string, number>();
+  const busySamples: ProfileTree['busySamples'] = [];
   let busy = 0;
+  let idle = 0;
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
     const node = byId.get(id);
-    if (node === undefined || node.callFrame.functionName === '(idle)') return;
-    busy += dt;
-    if (!label(node.callFrame).includes(text)) return;
-    const frames: string[] = [];
-    for (let cur: number | undefined = id; cur !== undefined && frames.length < depth; cur = parent.get(cur)) {
-      const frame = byId.get(cur);
-      if (frame === undefined) break;
-      frames.push(label(frame.callFrame));
+    if (node === undefined) return;
+    // Waiting for I/O is not cost: shares are of the time the process was busy.
+    if (node.callFrame.functionName === '(idle)') {
+      idle += dt;
+      return;
     }
-    const key = frames.join('\n    < ');
-    stacks.set(key, (stacks.get(key) ?? 0) + dt);
+    busy += dt;
+    busySamples.push({ id, dt, frame: node.callFrame });
   });
-  return [...stacks].map(([stack, t]) => ({ stack, share: t / busy })).sort((a, b) => b.share - a.share);
+  const stack = (id: number): CallFrame[] => {
+    const frames: CallFrame[] = [];
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const node = byId.get(cur);
+      if (node === undefined) break;
+      frames.push(node.callFrame);
+    }
+    return frames;
+  };
+  return { busySamples, busy, idle, stack };
+}
+
+/** Busy time per call stack (innermost `depth` frames) of the samples whose own frame matches `text`. */
+export function callersOf(raw: unknown, text: string, depth = 6): { stack: string; share: number }[] {
+  const tree = readProfileTree(raw);
+  const stacks = new Map<string, number>();
+  for (const { id, dt, frame } of tree.busySamples) {
+    if (!label(frame).includes(text)) continue;
+    const key = tree.stack(id).slice(0, depth).map(label).join('\n    < ');
+    stacks.set(key, (stacks.get(key) ?? 0) + dt);
+  }
+  return [...stacks].map(([stack, t]) => ({ stack, share: t / tree.busy })).sort((a, b) => b.share - a.share);
 }
 
 /** The profile without its first `skipMs` (start-up, warm-up), so shares are of the steady state. */
@@ -91,69 +122,36 @@ export function skipStart(raw: unknown, skipMs: number): unknown {
 
 /** Inclusive busy time of functions matching `text`, split by the function that called them. */
 export function parentsOf(raw: unknown, text: string): { caller: string; share: number }[] {
-  const profile = profileSchema.parse(raw);
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const tree = readProfileTree(raw);
   const callers = new Map<string, number>();
-  let busy = 0;
-  profile.samples.forEach((id, i) => {
-    const dt = profile.timeDeltas[i] ?? 0;
-    const node = byId.get(id);
-    if (node === undefined || node.callFrame.functionName === '(idle)') return;
-    busy += dt;
+  for (const { id, dt } of tree.busySamples) {
     // The outermost matching frame on the stack, and who called it.
+    const frames = tree.stack(id);
     let caller: string | undefined;
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-      const frame = byId.get(cur);
-      if (frame === undefined) break;
-      if (label(frame.callFrame).includes(text)) {
-        const up = parent.get(cur);
-        const upFrame = up === undefined ? undefined : byId.get(up);
-        caller = upFrame === undefined ? '(root)' : label(upFrame.callFrame);
-      }
-    }
+    frames.forEach((frame, i) => {
+      if (!label(frame).includes(text)) return;
+      const up = frames[i + 1];
+      caller = up === undefined ? '(root)' : label(up);
+    });
     if (caller !== undefined) callers.set(caller, (callers.get(caller) ?? 0) + dt);
-  });
-  return [...callers].map(([caller, t]) => ({ caller, share: t / busy })).sort((a, b) => b.share - a.share);
+  }
+  return [...callers].map(([caller, t]) => ({ caller, share: t / tree.busy })).sort((a, b) => b.share - a.share);
 }
 
 export function summarizeProfile(raw: unknown): { lines: ProfileLine[]; places: ProfileLine[]; totalMs: number; idleShare: number } {
-  const profile = profileSchema.parse(raw);
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-
+  const tree = readProfileTree(raw);
   const self = new Map<string, number>();
   const total = new Map<string, number>();
   const byPlace = new Map<string, number>();
-  let sum = 0;
-  let idle = 0;
-  profile.samples.forEach((id, i) => {
-    const dt = profile.timeDeltas[i] ?? 0;
-    const node = byId.get(id);
-    if (node === undefined) return;
-    // Waiting for I/O is not cost: shares are of the time the process was busy.
-    if (node.callFrame.functionName === '(idle)') {
-      idle += dt;
-      return;
-    }
-    sum += dt;
-    const own = label(node.callFrame);
+  for (const { id, dt, frame } of tree.busySamples) {
+    const own = label(frame);
     self.set(own, (self.get(own) ?? 0) + dt);
-    const where = place(node.callFrame.url);
+    const where = place(frame.url);
     byPlace.set(where, (byPlace.get(where) ?? 0) + dt);
     // Inclusive time: once per distinct function on the stack (recursion counted once).
-    const seen = new Set<string>();
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-      const frame = byId.get(cur);
-      if (frame === undefined) break;
-      const name = label(frame.callFrame);
-      if (seen.has(name)) continue;
-      seen.add(name);
-      total.set(name, (total.get(name) ?? 0) + dt);
-    }
-  });
+    for (const name of new Set(tree.stack(id).map(label))) total.set(name, (total.get(name) ?? 0) + dt);
+  }
+  const sum = tree.busy;
   const names = new Set([...self.keys(), ...total.keys()]);
   const lines = [...names].map((name) => ({
     name,
@@ -161,7 +159,7 @@ export function summarizeProfile(raw: unknown): { lines: ProfileLine[]; places: 
     totalShare: (total.get(name) ?? 0) / sum,
   }));
   const places = [...byPlace].map(([name, t]) => ({ name, selfShare: t / sum, totalShare: t / sum }));
-  return { lines, places, totalMs: sum / 1000, idleShare: idle / (idle + sum) };
+  return { lines, places, totalMs: sum / 1000, idleShare: tree.idle / (tree.idle + sum) };
 }
 
 async function main(): Promise<void> {

@@ -1,0 +1,310 @@
+/**
+ * What every routed request shares, whatever it asks of the backend (chat, embeddings, legacy
+ * completions, Responses): the model resolved through the registry (404 `model_not_found`), the
+ * candidates in balancing order, an abort on the client's disconnect and on shutdown, one more
+ * try on the next candidate when the first fails before any byte reached the client, and per
+ * attempt: the backend's queue slot (held for the whole answer), the first-token and idle
+ * deadlines (with `: keepalive` comments on a stream), the request's metrics and its log line.
+ *
+ * A route says what one attempt does with the chosen backend, in three steps: `prepare` (the
+ * call for this backend, before the queue: a request it cannot take fails without waiting),
+ * `open` (send it; resolves once the server accepted), `respond` (read the answer, send it to
+ * the client).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
+import type { Adapter, BackendInfo } from '../adapters/adapter.js';
+import type { ActiveStreams } from '../active-streams.js';
+import type { Balancer } from '../balance/create-balancer.js';
+import { isBackendDownError } from '../balance/is-backend-down-error.js';
+import { runWithFailover } from '../balance/run-with-failover.js';
+import type { BackendType, Config } from '../config/schema.js';
+import { SvirError, toErrorResponse } from '../errors.js';
+import type { SvirMetrics } from '../metrics/create-metrics.js';
+import { createRequestRecorder, type RecordedFinish, type RequestRecorder } from '../metrics/request-recorder.js';
+import { encodeComment, encodeErrorEvent } from '../normalize/sse-encoder.js';
+import type { QueueTicket } from '../queue/backend-queue.js';
+import type { BackendQueues } from '../queue/backend-queues.js';
+import { recordError, startSummary, summaryOf, type RequestSummary } from '../request-summary.js';
+import type { ModelRegistry, RouteCandidate } from '../router/create-model-registry.js';
+import { createStreamDeadlines, type StreamDeadlines } from '../timeouts/stream-deadlines.js';
+import type { UpstreamPool } from '../upstream/create-upstream-pool.js';
+import { ClientGoneError } from './client-gone-error.js';
+import { commitStream } from './send-stream.js';
+
+/**
+ * What a config reload swaps; a request keeps the config and secrets it started with to its
+ * end. The registry is the server's swappable one: what a request reports about a backend
+ * reaches the registry in force.
+ */
+export interface RouteState {
+  config: Config;
+  registry: ModelRegistry;
+  /** Every configured key, scrubbed from server messages. */
+  secrets: readonly string[];
+}
+
+export interface RouteDeps {
+  current(): RouteState;
+  pool: UpstreamPool;
+  getAdapter(type: BackendType): Adapter;
+  /** ms since the epoch. */
+  now(): number;
+  streams: ActiveStreams;
+  /** Per-backend slots and queues (maxConcurrent, maxQueue, queueTimeoutMs), kept across reloads. */
+  queues: BackendQueues;
+  balancer: Balancer;
+  metrics: SvirMetrics;
+  /** Monotonic ms, for durations in metrics. */
+  clock(): number;
+}
+
+/** The backend one attempt was given, and what calling it takes. */
+export interface AttemptTarget {
+  backend: BackendInfo;
+  /** The id the server knows the model by. */
+  upstreamModel: string;
+  adapter: Adapter;
+  state: RouteState;
+}
+
+/** What an attempt answers the client with, once its server accepted the call. */
+export interface AttemptIO {
+  reply: FastifyReply;
+  summary: RequestSummary;
+  recorder: RequestRecorder;
+  /** Report each upstream event to them; their signal aborts on a deadline or the client's leave. */
+  deadlines: StreamDeadlines;
+}
+
+export interface PreparedCall {
+  /** What svir changed for this backend (the `x-svir-changes` header). */
+  changes: string[];
+  /**
+   * Sends the call through the backend's connection pool; resolves once the server accepted
+   * it, throws the client's error otherwise.
+   */
+  open(signal: AbortSignal, dispatcher: Dispatcher): Promise<OpenedCall>;
+}
+
+export interface OpenedCall {
+  /** The changes again, with a retry without a field the server refused, if one was made. */
+  changes: string[];
+  retried: boolean;
+  /** Reads the server's answer and sends it to the client. */
+  respond(io: AttemptIO): Promise<void>;
+}
+
+export interface BackendRoute {
+  /** The model the client named. */
+  model: string;
+  /** The client gets a stream: keepalives may commit it while the first token is awaited. */
+  stream: boolean;
+  /** The call for this backend; a request the backend cannot take throws here, before its queue. */
+  prepare(target: AttemptTarget): PreparedCall;
+  /** The bytes that end a committed stream with this error; a chat error event by default. */
+  lateError?(err: unknown): string;
+}
+
+/** Headers every routed answer carries once the backend is known. */
+export function svirHeaders(backend: string, changes: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = { 'x-svir-backend': backend };
+  // A comma-separated list, omitted when svir changed nothing.
+  if (changes.length > 0) headers['x-svir-changes'] = changes.map((c) => headerSafe(c.replace(/[\r\n,]+/g, ' ').trim())).join(', ');
+  return headers;
+}
+
+/**
+ * A phrase may quote the client (a named tool_choice's function name): printable ASCII stays,
+ * anything else is percent-encoded as UTF-8 bytes. Node refuses a header value with a control
+ * character or a character above U+00FF, and a tool named in Japanese made that a 500, or a
+ * stream that never answered.
+ */
+function headerSafe(phrase: string): string {
+  let out = '';
+  for (const char of phrase) {
+    if (char !== '%' && char >= ' ' && char <= '~') out += char;
+    else for (const byte of Buffer.from(char, 'utf8')) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** Sets the svir headers of the backend now serving, dropping what an earlier attempt set. */
+function setSvirHeaders(reply: FastifyReply, backend: string, changes: readonly string[]): void {
+  reply.removeHeader('x-svir-changes');
+  reply.headers(svirHeaders(backend, changes));
+}
+
+/** What one request carries from backend to backend. */
+interface RequestScope {
+  reply: FastifyReply;
+  route: BackendRoute;
+  state: RouteState;
+  summary: RequestSummary;
+  recorder: RequestRecorder;
+  /** The client's disconnect and shutdown. */
+  abort: AbortController;
+}
+
+const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter'] as const;
+
+function isFinishReason(reason: string | undefined): reason is (typeof FINISH_REASONS)[number] {
+  return FINISH_REASONS.some((known) => known === reason);
+}
+
+/** How the answer ended, for the requests metric, once the response is closed. */
+function finishOf(summary: RequestSummary, clientLeft: boolean): RecordedFinish {
+  if (clientLeft) return 'aborted';
+  const reason = summary.finishReason;
+  return summary.error === undefined && isFinishReason(reason) ? reason : 'error';
+}
+
+/** While the first token is awaited: commit the stream and send a comment the client skips. */
+function sendKeepalive(reply: FastifyReply): void {
+  const raw = reply.raw;
+  if (raw.destroyed || raw.writableEnded) return;
+  commitStream(reply);
+  raw.write(encodeComment('keepalive'));
+}
+
+/**
+ * Answers one routed request. `read` parses the client's body (throwing its 400) into what the
+ * attempts do; it runs after the request's metrics started, so a refused body is counted too.
+ */
+export async function routeToBackend(
+  deps: RouteDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  read: (body: unknown) => BackendRoute,
+): Promise<void> {
+  const state = deps.current();
+  const summary: RequestSummary = summaryOf(request) ?? startSummary(request, deps.now());
+  const recorder = createRequestRecorder(deps.metrics, deps.clock);
+  reply.raw.once('close', () => {
+    recorder.finish({ status: reply.raw.statusCode, finishReason: finishOf(summary, !reply.raw.writableFinished) });
+  });
+
+  const route = read(request.body);
+  summary.model = route.model;
+  summary.stream = route.stream;
+
+  const found = await state.registry.resolve(route.model);
+  if (found.length === 0) throw new SvirError('model_not_found', { param: 'model' });
+  // A known name only: the label set stays bounded whatever clients send.
+  recorder.setModel(route.model);
+  const states = new Map(state.registry.status().map((status) => [status.name, status.state]));
+  const candidates = deps.balancer.order(route.model, found, (candidate) => {
+    const name = candidate.backend.config.name;
+    const stats = deps.queues.get(name)?.stats();
+    return { down: states.get(name) === 'down', load: stats === undefined ? 0 : stats.active + stats.queued };
+  });
+
+  // The client's disconnect (or shutdown) aborts the upstream request at once: a local server
+  // stops generating when its connection closes.
+  const abort = new AbortController();
+  const onClose = (): void => {
+    if (!reply.raw.writableFinished) abort.abort(new ClientGoneError());
+  };
+  reply.raw.once('close', onClose);
+  const unregister = deps.streams.add((reason) => abort.abort(reason));
+  const scope: RequestScope = { reply, route, state, summary, recorder, abort };
+  try {
+    await runWithFailover(candidates, (candidate) => attempt(deps, scope, candidate), {
+      // After a byte (a keepalive too) a second answer cannot be spliced in; after an abort
+      // (client gone, shutdown) nobody wants one.
+      clientCommitted: () => reply.raw.headersSent || abort.signal.aborted,
+      onFailover(err, from, to) {
+        request.log.warn(
+          {
+            backend: from.backend.config.name,
+            next: to.backend.config.name,
+            code: err instanceof SvirError ? err.code : 'internal_error',
+          },
+          'failover: trying the next backend for this model',
+        );
+      },
+    });
+  } catch (err) {
+    if (abort.signal.reason instanceof ClientGoneError) {
+      // Nobody to answer: keep Fastify from writing to a closed socket.
+      summary.error = { code: 'client_closed', message: 'the client closed the connection', source: 'proxy' };
+      if (!reply.sent) reply.hijack();
+      return;
+    }
+    if (reply.raw.headersSent) {
+      // Keepalives committed the stream before the upstream answered: an error event is all
+      // that can still be said.
+      recordError(summary, err);
+      if (!reply.raw.writableEnded) reply.raw.end(route.lateError?.(err) ?? encodeErrorEvent(toErrorResponse(err).body));
+      return;
+    }
+    throw err;
+  } finally {
+    unregister();
+    reply.raw.removeListener('close', onClose);
+  }
+}
+
+/** One try on one backend: its queue slot, its deadlines, the route's call. */
+async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCandidate): Promise<void> {
+  const { reply, route, state, summary, recorder, abort } = scope;
+  const { backend, upstreamModel } = candidate;
+  const name = backend.config.name;
+  summary.backend = name;
+  recorder.setBackend(name);
+  setSvirHeaders(reply, name, []);
+
+  const prepared = route.prepare({
+    backend,
+    upstreamModel,
+    adapter: deps.getAdapter(backend.config.type),
+    state,
+  });
+  summary.changes = prepared.changes;
+  setSvirHeaders(reply, name, prepared.changes);
+
+  const queue = deps.queues.get(name);
+  recorder.stopwatch.enter('queue');
+  let ticket: QueueTicket | undefined;
+  try {
+    ticket = queue === undefined ? undefined : await queue.acquire(abort.signal);
+  } finally {
+    recorder.stopwatch.enter('svir');
+  }
+  if (ticket !== undefined) recorder.queued(ticket.waitedMs);
+
+  const deadlines = createStreamDeadlines({
+    backend: name,
+    timeouts: backend.config.timeouts,
+    // Comments only fit a stream: a `stream: false` client waits for one JSON body.
+    keepaliveMs: route.stream ? state.config.server.keepaliveMs : 0,
+    onKeepalive: () => sendKeepalive(reply),
+    parent: abort.signal,
+  });
+  try {
+    recorder.upstreamSent();
+    recorder.stopwatch.enter('upstream');
+    let opened: OpenedCall;
+    try {
+      opened = await prepared.open(deadlines.signal, deps.pool.dispatcherFor(backend.config));
+    } finally {
+      recorder.stopwatch.enter('svir');
+    }
+    state.registry.report(name, true);
+    recorder.streamOpened();
+    summary.changes = opened.changes;
+    summary.retried = opened.retried;
+    setSvirHeaders(reply, name, opened.changes);
+    await opened.respond({ reply, summary, recorder, deadlines });
+  } catch (err) {
+    if (isBackendDownError(err)) state.registry.report(name, false, err.message);
+    if (err instanceof SvirError && err.source === 'upstream') recorder.upstreamError(err);
+    throw err;
+  } finally {
+    // A deadline that ended the stream after its headers surfaces as an error event, not here.
+    if (deadlines.expired !== undefined) recorder.upstreamError(deadlines.expired);
+    deadlines.finish();
+    recorder.streamClosed();
+    ticket?.release();
+  }
+}

@@ -20,7 +20,7 @@ export type Part =
   /** Reasoning text, from any carrier key. */
   | { kind: 'reasoning'; text: string }
   | { kind: 'refusal'; text: string }
-  /** One piece of a tool call, keyed by the server's index. */
+  /** One piece of a tool call, keyed by the server's index (an index-less piece: its place in the delta). */
   | { kind: 'tool'; index: number; id?: string; name?: string; arguments?: string }
   /** Logprobs the server sent for this chunk's choice (only forwarded when the client asked). */
   | { kind: 'logprobs'; value: unknown }

@@ -99,7 +99,11 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
     if (delta !== undefined && delta !== null) {
       pushDeltaTexts(parts, delta);
       if (delta.tool_calls) {
-        for (const piece of delta.tool_calls) parts.push(toolPart(piece));
+        const pieces = delta.tool_calls;
+        for (let position = 0; position < pieces.length; position++) {
+          const piece = pieces[position];
+          if (piece !== undefined) parts.push(toolPart(piece, position));
+        }
       }
     }
     const failed = pushChoiceEnd(parts, logprobs, finish_reason, ctx);
@@ -214,9 +218,10 @@ function firstChoice(choices: unknown[]): unknown {
   return undefined;
 }
 
-function toolPart(piece: z.infer<typeof toolPieceSchema>): Part {
-  // A piece without an index belongs to the first call: servers that omit it send one call.
-  const part: Part & { kind: 'tool' } = { kind: 'tool', index: piece.index ?? 0 };
+function toolPart(piece: z.infer<typeof toolPieceSchema>, position: number): Part {
+  // Servers that omit the index put several calls in one delta, each at its place: the place is
+  // the index. One call streamed in pieces without an index is at place 0 in every delta.
+  const part: Part & { kind: 'tool' } = { kind: 'tool', index: piece.index ?? position };
   if (piece.id) part.id = piece.id;
   const fn = piece.function;
   if (fn) {

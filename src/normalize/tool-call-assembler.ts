@@ -1,16 +1,23 @@
 /**
  * Tool-call pieces, as servers stream them (reference §3.3: names split, calls interleaved in
- * any index order, ids missing or repeated), → the clean dialect's pieces (DESIGN.md §2):
+ * any index order, ids missing or repeated; Ollama's every call at index 0; calls without any
+ * index) → the clean dialect's pieces (DESIGN.md §2):
  *
  * - the first piece of a call carries `index`, `id`, `type` and the whole name, with the
  *   arguments so far; later pieces carry only `index` and more arguments;
+ * - a piece that brings a new id, or a new name where the call's name is already whole, at a
+ *   server index in use starts a new call there (the reader gives an index-less piece its
+ *   position in the delta as index);
  * - a name is whole once it equals a declared tool that no other declared tool extends, so
  *   `look` never goes out when `lookup` is coming; any other name is held until the end;
- * - calls go out one after another: a call waits until every earlier one is complete (its
- *   arguments parse as JSON) or the stream ends, since many clients read calls in sequence;
+ * - calls go out in the server's index order (calls at one index in the order they came), one
+ *   after another: a call waits until every lower index was seen and every earlier call is
+ *   complete (its arguments parse as JSON), or the stream ends, since many clients read calls in
+ *   sequence;
  * - output indices run 0..n-1 in the order the calls went out; ids are non-empty and unique.
  *
- * `add` only records; `drain` sends what may go now; `finish` sends everything left.
+ * `add` only records; `drain` sends what may go now; `finish` sends everything left. A stream
+ * without calls costs `drain` two comparisons per event.
  */
 import type { CleanToolCallDelta } from './clean-chunk.js';
 import { createJsonEndScanner, type JsonEndScanner } from './json-end-scanner.js';
@@ -37,23 +44,31 @@ interface Call {
   sentArgs: number;
   /** Length of `args` when its completeness was last judged, to judge each text once. */
   checkedArgs: number;
+  /** The last judgement: the arguments hold one whole JSON object or array. */
+  complete: boolean;
   /** Follows `args` as it grows, to judge completeness without parsing it all again. */
   scan: JsonEndScanner;
+  /** A later call took its index: no more pieces can reach it. */
+  closed: boolean;
   started: boolean;
   /** Index in the clean stream, set when the call went out. */
   out: number;
 }
 
 export class ToolCallAssembler {
+  /** The latest call at each server index: pieces of that index go to it. */
   private readonly byKey = new Map<number, Call>();
-  /** Calls in sending order. */
-  private readonly order: Call[] = [];
-  /** Calls first seen since the last drain: ordered by server index when they join `order`. */
-  private fresh: Call[] = [];
-  /** First call of `order` not yet complete: everything before it is out. */
-  private current = 0;
+  /** Calls not yet sent, from `head` on, sorted by server index, then by arrival. */
+  private readonly waiting: Call[] = [];
+  private head = 0;
+  /** Calls sent, in sending order. */
+  private readonly sentCalls: Call[] = [];
+  /** The call whose arguments are streaming: the next call waits until it is complete. */
+  private current: Call | undefined;
+  /** The lowest server index no piece had yet: a call at a higher index waits for it. */
+  private lowestUnseen = 0;
+  private readonly seenKeys = new Set<number>();
   private readonly usedIds = new Set<string>();
-  private sent = 0;
 
   /**
    * @param wholeNames declared tool names that no other declared tool extends (see wholeToolNames)
@@ -66,11 +81,15 @@ export class ToolCallAssembler {
 
   /** How many calls went out so far. */
   get sentCount(): number {
-    return this.sent;
+    return this.sentCalls.length;
   }
 
   add(piece: ToolPiece): void {
     let call = this.byKey.get(piece.index);
+    if (call !== undefined && this.startsNewCall(call, piece)) {
+      call.closed = true;
+      call = undefined;
+    }
     if (call === undefined) {
       call = {
         key: piece.index,
@@ -78,13 +97,15 @@ export class ToolCallAssembler {
         name: '',
         args: '',
         sentArgs: 0,
-        checkedArgs: -1,
+        checkedArgs: 0,
+        complete: false,
         scan: createJsonEndScanner(),
+        closed: false,
         started: false,
         out: -1,
       };
       this.byKey.set(piece.index, call);
-      this.fresh.push(call);
+      this.enqueue(call);
     }
     if (piece.id !== undefined && piece.id.length > 0 && call.id.length === 0) call.id = piece.id;
     // Once a call went out its name is final: it was a whole declared name, nothing can extend it.
@@ -94,42 +115,57 @@ export class ToolCallAssembler {
 
   /** Sends what the rules allow now. */
   drain(sink: ToolCallSink): void {
-    this.admitFresh();
-    while (this.current < this.order.length) {
-      const call = this.order[this.current];
-      if (call === undefined) return;
-      if (!call.started) {
-        if (!this.wholeNames.has(call.name)) return;
-        this.start(call, sink);
-      } else {
-        this.sendRest(call, sink);
+    for (;;) {
+      const current = this.current;
+      if (current !== undefined) {
+        this.sendRest(current, sink);
+        if (!current.closed && !this.isComplete(current)) return;
+        this.current = undefined;
       }
-      if (!this.isComplete(call)) return;
-      this.current++;
+      const next = this.waiting[this.head];
+      // Nothing waits, a lower server index has not come yet, or the name may still grow.
+      if (next === undefined || next.key >= this.lowestUnseen || !this.wholeNames.has(next.name)) return;
+      this.head++;
+      this.start(next, sink);
+      this.current = next;
     }
   }
 
   /** The stream ended: every call goes out, in order, with all its arguments. */
   finish(sink: ToolCallSink): void {
-    this.admitFresh();
-    for (const call of this.order) {
-      if (!call.started) {
-        // A call without any name cannot be executed by anyone: nothing to send.
-        if (call.name.length === 0) continue;
-        this.start(call, sink);
-      } else {
-        this.sendRest(call, sink);
-      }
+    for (const call of this.sentCalls) this.sendRest(call, sink);
+    for (let i = this.head; i < this.waiting.length; i++) {
+      const call = this.waiting[i];
+      // A call without any name cannot be executed by anyone: nothing to send.
+      if (call === undefined || call.name.length === 0) continue;
+      this.start(call, sink);
     }
-    this.current = this.order.length;
+    this.waiting.length = 0;
+    this.head = 0;
+    this.current = undefined;
   }
 
-  private admitFresh(): void {
-    if (this.fresh.length === 0) return;
-    // Calls first seen in the same event go in the server's index order.
-    if (this.fresh.length > 1) this.fresh.sort((a, b) => a.key - b.key);
-    for (const call of this.fresh) this.order.push(call);
-    this.fresh = [];
+  /**
+   * At an index in use, a different id, or a name where the call's name is already whole (a
+   * different one, or the same once the arguments are complete: the same tool called again),
+   * is the start of another call, not more of this one.
+   */
+  private startsNewCall(call: Call, piece: ToolPiece): boolean {
+    if (piece.id !== undefined && piece.id.length > 0 && call.id.length > 0 && piece.id !== call.id) return true;
+    if (piece.name === undefined || piece.name.length === 0 || !this.wholeNames.has(call.name)) return false;
+    return piece.name !== call.name || this.isComplete(call);
+  }
+
+  /** Into `waiting` after every call of a lower or equal server index (usually at the end). */
+  private enqueue(call: Call): void {
+    let at = this.waiting.length;
+    while (at > this.head && (this.waiting[at - 1]?.key ?? 0) > call.key) at--;
+    if (at === this.waiting.length) this.waiting.push(call);
+    else this.waiting.splice(at, 0, call);
+    if (!this.seenKeys.has(call.key)) {
+      this.seenKeys.add(call.key);
+      while (this.seenKeys.has(this.lowestUnseen)) this.lowestUnseen++;
+    }
   }
 
   private start(call: Call, sink: ToolCallSink): void {
@@ -140,7 +176,8 @@ export class ToolCallAssembler {
     call.id = id;
     this.usedIds.add(id);
     call.started = true;
-    call.out = this.sent++;
+    call.out = this.sentCalls.length;
+    this.sentCalls.push(call);
     call.sentArgs = call.args.length;
     sink.onToolCall({
       index: call.out,
@@ -157,12 +194,14 @@ export class ToolCallAssembler {
     sink.onToolCall({ index: call.out, function: { arguments: more } });
   }
 
-  /** Judged once per length: text already found incomplete and unchanged is still incomplete. */
+  /** Judged once per length of the arguments: the scanner looks at each character once. */
   private isComplete(call: Call): boolean {
-    if (call.checkedArgs === call.args.length) return false;
-    call.checkedArgs = call.args.length;
-    // Finished: the arguments hold one JSON object or array (and nothing but whitespace after).
-    return call.scan.advance(call.args) === 'complete';
+    if (call.checkedArgs !== call.args.length) {
+      call.checkedArgs = call.args.length;
+      // Finished: the arguments hold one JSON object or array (and nothing but whitespace after).
+      call.complete = call.scan.advance(call.args) === 'complete';
+    }
+    return call.complete;
   }
 }
 

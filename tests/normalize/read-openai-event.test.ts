@@ -130,7 +130,7 @@ describe('readOpenAIEvent: chunks', () => {
     ]);
   });
 
-  it('reads tool-call pieces, an index-less piece as index 0', () => {
+  it('reads tool-call pieces, an index-less piece at its place in the delta', () => {
     expect(
       read(
         chunk({
@@ -145,7 +145,7 @@ describe('readOpenAIEvent: chunks', () => {
       ).slice(1),
     ).toEqual([
       { kind: 'tool', index: 1, id: 'b', name: 'look', arguments: '{' },
-      { kind: 'tool', index: 0, id: 'a', name: 'f' },
+      { kind: 'tool', index: 1, id: 'a', name: 'f' },
       { kind: 'tool', index: 2, arguments: '' },
       { kind: 'tool', index: 3 },
       { kind: 'tool', index: 4 },

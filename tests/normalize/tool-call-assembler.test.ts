@@ -147,10 +147,35 @@ describe('ToolCallAssembler', () => {
     ];
     const { perEvent, atFinish } = assemble(['f'], events);
     const all = [...perEvent.flat(), ...atFinish];
+    // In the server's index order, although index 1 came first (DESIGN §2).
     expect(joinCalls(all)).toEqual([
-      { id: 'q', name: 'f', arguments: '{"b":2}' },
       { id: 'p', name: 'f', arguments: '{"a":1}' },
+      { id: 'q', name: 'f', arguments: '{"b":2}' },
     ]);
+  });
+
+  it('holds a call until every lower server index was seen, then sends in index order', () => {
+    const { perEvent, atFinish } = assemble(
+      ['f', 'g'],
+      [
+        [{ index: 1, id: 'second', name: 'g', arguments: '{"b":2}' }],
+        [{ index: 0, id: 'first', name: 'f', arguments: '{"a":' }],
+        [{ index: 0, arguments: '1}' }],
+      ],
+    );
+    expect(perEvent[0]).toEqual([]);
+    expect(perEvent[1]).toEqual([{ index: 0, id: 'first', type: 'function', function: { name: 'f', arguments: '{"a":' } }]);
+    expect(perEvent[2]).toEqual([
+      { index: 0, function: { arguments: '1}' } },
+      { index: 1, id: 'second', type: 'function', function: { name: 'g', arguments: '{"b":2}' } },
+    ]);
+    expect(atFinish).toEqual([]);
+  });
+
+  it('sends a call whose lower indices never came at the finish', () => {
+    const { perEvent, atFinish } = assemble(['f'], [[{ index: 2, id: 'c', name: 'f', arguments: '{}' }], [{ index: 1, id: 'b', name: 'f', arguments: '{}' }]]);
+    expect(perEvent.flat()).toEqual([]);
+    expect(joinCalls(atFinish).map((call) => call.id)).toEqual(['b', 'c']);
   });
 
   it('orders calls first seen in one event by the server index', () => {
@@ -187,6 +212,90 @@ describe('ToolCallAssembler', () => {
   it('skips a call that never got a name, keeping indices contiguous', () => {
     const { atFinish } = assemble(['f'], [[{ index: 0, arguments: '{}' }, { index: 1, id: 'b', name: 'f', arguments: '{}' }]]);
     expect(atFinish).toEqual([{ index: 0, id: 'b', type: 'function', function: { name: 'f', arguments: '{}' } }]);
+  });
+
+  describe('calls that reuse an index', () => {
+    it('starts a new call for each new id at index 0 (Ollama: every call whole, each at index 0)', () => {
+      const { perEvent, atFinish } = assemble(
+        ['get_weather', 'get_time'],
+        [
+          [{ index: 0, id: 'call_a', name: 'get_weather', arguments: '{"city":"Oslo"}' }],
+          [{ index: 0, id: 'call_b', name: 'get_time', arguments: '{"zone":"CET"}' }],
+          [{ index: 0, id: 'call_c', name: 'get_weather', arguments: '{"city":"Rome"}' }],
+        ],
+      );
+      expect(perEvent).toEqual([
+        [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+        [{ index: 1, id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{"zone":"CET"}' } }],
+        [{ index: 2, id: 'call_c', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }],
+      ]);
+      expect(atFinish).toEqual([]);
+    });
+
+    it('starts a new call for a new whole name at an index in use, even without ids', () => {
+      const { perEvent, atFinish } = assemble(
+        ['f', 'g'],
+        [[{ index: 0, name: 'f', arguments: '{"x":1}' }], [{ index: 0, name: 'g', arguments: '{"y":' }], [{ index: 0, arguments: '2}' }]],
+      );
+      expect(joinCalls([...perEvent.flat(), ...atFinish])).toEqual([
+        { id: 'gen_1', name: 'f', arguments: '{"x":1}' },
+        { id: 'gen_2', name: 'g', arguments: '{"y":2}' },
+      ]);
+    });
+
+    it('starts a new call for the same whole name once the arguments are complete, not before', () => {
+      const { perEvent, atFinish } = assemble(
+        ['f'],
+        [
+          [{ index: 0, name: 'f', arguments: '{"x":' }],
+          // A server repeating the name on a later piece: the same call.
+          [{ index: 0, name: 'f', arguments: '1}' }],
+          [{ index: 0, name: 'f', arguments: '{"x":2}' }],
+        ],
+      );
+      expect(joinCalls([...perEvent.flat(), ...atFinish])).toEqual([
+        { id: 'gen_1', name: 'f', arguments: '{"x":1}' },
+        { id: 'gen_2', name: 'f', arguments: '{"x":2}' },
+      ]);
+    });
+
+    it('keeps building a name split across pieces (the name is not whole yet)', () => {
+      const { atFinish, perEvent } = assemble(['look', 'lookup'], [[{ index: 0, id: 'a', name: 'look' }], [{ index: 0, name: 'up', arguments: '{}' }]]);
+      expect(joinCalls([...perEvent.flat(), ...atFinish])).toEqual([{ id: 'a', name: 'lookup', arguments: '{}' }]);
+    });
+
+    it('lets the next call go when a new call takes the index of an incomplete one', () => {
+      const { perEvent, atFinish } = assemble(
+        ['f'],
+        [[{ index: 0, id: 'a', name: 'f', arguments: '{"cut' }], [{ index: 0, id: 'b', name: 'f', arguments: '{}' }]],
+      );
+      expect(perEvent[1]).toEqual([{ index: 1, id: 'b', type: 'function', function: { name: 'f', arguments: '{}' } }]);
+      expect(atFinish).toEqual([]);
+    });
+
+    it('places calls of one index-less delta by their position (the reader gives each its place)', () => {
+      const { perEvent } = assemble(
+        ['f', 'g'],
+        [[{ index: 0, id: 'a', name: 'f', arguments: '{"x":1}' }, { index: 1, id: 'b', name: 'g', arguments: '{"y":2}' }]],
+      );
+      expect(joinCalls(perEvent.flat())).toEqual([
+        { id: 'a', name: 'f', arguments: '{"x":1}' },
+        { id: 'b', name: 'g', arguments: '{"y":2}' },
+      ]);
+    });
+
+    it('orders a reused index after the calls of that index already seen, before higher ones', () => {
+      const { perEvent, atFinish } = assemble(
+        ['f'],
+        [
+          [{ index: 0, id: 'a', name: 'f', arguments: '{"n":' }],
+          [{ index: 1, id: 'c', name: 'f', arguments: '{}' }],
+          [{ index: 0, id: 'b', name: 'f', arguments: '{}' }],
+        ],
+      );
+      // `a` was superseded unfinished: the next in order is `b` (index 0), then `c` (index 1).
+      expect(joinCalls([...perEvent.flat(), ...atFinish]).map((call) => call.id)).toEqual(['a', 'b', 'c']);
+    });
   });
 
   it('counts the calls it sent, and survives an id maker that repeats itself', () => {

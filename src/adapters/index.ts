@@ -6,6 +6,7 @@ import { llamacppAdapter } from './llamacpp.js';
 import { lmstudioAdapter } from './lmstudio.js';
 import { mlxLmAdapter } from './mlx-lm.js';
 import { mlxVlmAdapter } from './mlx-vlm.js';
+import { ollamaAdapter } from './ollama.js';
 import { openaiAdapter } from './openai.js';
 import { vllmAdapter } from './vllm.js';
 
@@ -16,6 +17,7 @@ const ADAPTERS: Readonly<Record<BackendType, Adapter>> = {
   vllm: vllmAdapter,
   'mlx-lm': mlxLmAdapter,
   'mlx-vlm': mlxVlmAdapter,
+  ollama: ollamaAdapter,
   azure: azureAdapter,
 };
 

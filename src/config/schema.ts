@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 
-export const BACKEND_TYPES = ['lmstudio', 'llamacpp', 'vllm', 'mlx-lm', 'mlx-vlm', 'azure', 'openai'] as const;
+export const BACKEND_TYPES = ['lmstudio', 'llamacpp', 'vllm', 'mlx-lm', 'mlx-vlm', 'ollama', 'azure', 'openai'] as const;
 export type BackendType = (typeof BACKEND_TYPES)[number];
 
 const backendUrl = z
@@ -52,6 +52,12 @@ export const backendSchema = z.strictObject({
   vision: z.boolean().optional(),
   /** Where reasoning_effort goes for a template that reads another variable (mlx-lm, llama.cpp). */
   effortTemplateKey: z.string().min(1).optional(),
+  /**
+   * The context the server gives a request, in tokens (Ollama: OLLAMA_CONTEXT_LENGTH or the
+   * model's num_ctx). Ollama shortens a longer prompt without an error; svir notes a request that
+   * may not fit in x-svir-changes. Default for ollama: 4096, the smallest it picks by itself.
+   */
+  contextLength: z.number().int().positive().optional(),
   maxConcurrent: z.number().int().positive().default(4),
   maxQueue: z.number().int().nonnegative().default(64),
   queueTimeoutMs: z.number().int().positive().default(300_000),

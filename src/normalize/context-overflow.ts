@@ -28,6 +28,11 @@ const OVERFLOW_WORDINGS: readonly RegExp[] = [
   /protected conversation exceeds the available context budget/i,
   // mlx-vlm with MAX_KV_SIZE: max_tokens leaves no room for the prompt.
   /output reservation leaves no room for compacted context/i,
+  // Ollama, a model that cannot shift its context: "the prompt is longer than the context length
+  // currently available to the model; ..." (docs/ollama.md).
+  /prompt is longer than the context length/i,
+  // Ollama's older runners and its embeddings: "the input length exceeds the context length".
+  /input length exceeds the context length/i,
 ];
 
 function tokensFromMessage(message: string): ContextOverflow {

@@ -36,12 +36,16 @@ export interface FetchModelListOptions {
 const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
 
 const modelListSchema = z.looseObject({
-  data: z.array(
-    z.looseObject({
-      id: z.string().min(1),
-      created: z.number().int().nonnegative().optional().catch(undefined),
-    }),
-  ),
+  // Ollama with no model pulled answers `"data": null` (docs/ollama.md): an empty list.
+  data: z
+    .array(
+      z.looseObject({
+        id: z.string().min(1),
+        created: z.number().int().nonnegative().optional().catch(undefined),
+      }),
+    )
+    .nullable()
+    .transform((data) => data ?? []),
 });
 
 export async function fetchModelList(

@@ -9,7 +9,7 @@ import { getAdapter } from '../../src/adapters/index.js';
 import type { BackendType } from '../../src/config/schema.js';
 import { expectOutcome, loadFixtures, runLoadedFixture, splitAtSeededOffsets } from '../helpers/replay-fixture.js';
 
-const FIXTURE_DIRS: readonly BackendType[] = ['azure', 'lmstudio', 'llamacpp', 'vllm', 'mlx-lm', 'mlx-vlm', 'openai'];
+const FIXTURE_DIRS: readonly BackendType[] = ['azure', 'lmstudio', 'llamacpp', 'vllm', 'mlx-lm', 'mlx-vlm', 'ollama', 'openai'];
 const SEEDS = 30;
 
 for (const type of FIXTURE_DIRS) {

@@ -79,7 +79,7 @@ describe('parseConfig', () => {
       '    type: openai',
       '    url: http://127.0.0.1:1/v1?x=1',
       '  - name: "bad name"',
-      '    type: ollama',
+      '    type: koboldcpp',
       '    url: http://user:pw@127.0.0.1:2',
       '  - name: frag',
       '    type: vllm',
@@ -164,11 +164,11 @@ describe('loadConfig and the shipped files', () => {
   it('config/example.yaml is valid and sets every key of the schema', async () => {
     const text = await readFile(new URL('../../config/example.yaml', import.meta.url), 'utf8');
     const config = parseConfig(text, { LMS_KEY: 'lms-key', AZURE_OPENAI_KEY: 'azure-key' });
-    expect(config.backends.map((b) => b.type)).toEqual(['lmstudio', 'azure']);
+    expect(config.backends.map((b) => b.type)).toEqual(['lmstudio', 'azure', 'ollama']);
     for (const key of ['host', 'port', 'apiKeys', 'allowUnauthenticated', 'bodyLimitBytes', 'shutdownGraceMs', 'keepaliveMs', 'logLevel']) {
       expect(text).toMatch(new RegExp(`^\\s+${key}:`, 'm'));
     }
-    for (const key of ['name', 'type', 'url', 'apiKey', 'models', 'reasoningTags', 'vision', 'effortTemplateKey', 'maxConcurrent', 'maxQueue', 'queueTimeoutMs', 'timeouts', 'connectMs', 'firstTokenMs', 'idleMs', 'apiVersion', 'aliases', 'modelRefreshMs', 'field']) {
+    for (const key of ['name', 'type', 'url', 'apiKey', 'models', 'reasoningTags', 'vision', 'effortTemplateKey', 'contextLength', 'maxConcurrent', 'maxQueue', 'queueTimeoutMs', 'timeouts', 'connectMs', 'firstTokenMs', 'idleMs', 'apiVersion', 'aliases', 'modelRefreshMs', 'field']) {
       expect(text, key).toMatch(new RegExp(`^[\\s#-]*${key}:`, 'm'));
     }
   });

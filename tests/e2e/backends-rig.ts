@@ -15,7 +15,8 @@ export interface RigBackend {
   upstream: ScriptedUpstream;
   /** Path appended to the fake's origin for the config `url` (default `/v1`). */
   urlPath?: string;
-  models: string[];
+  /** Configured models; absent: discovered from the fake's GET /v1/models. */
+  models?: string[];
   [key: string]: unknown;
 }
 

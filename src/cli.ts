@@ -25,8 +25,8 @@ Usage:
 
 Options:
   -c, --config FILE   config file (YAML or JSON); also SVIR_CONFIG=FILE.
-                      Without one, svir fronts LM Studio (127.0.0.1:1234), llama.cpp (:8080)
-                      and vLLM (:8000), and discovers their models.
+                      Without one, svir fronts LM Studio (127.0.0.1:1234), llama.cpp (:8080),
+                      vLLM (:8000) and Ollama (:11434), and discovers their models.
       --host HOST     listen address (overrides server.host; default 127.0.0.1)
   -p, --port PORT     listen port (overrides server.port; default 4000)
   -h, --help          show this help
@@ -195,7 +195,7 @@ async function main(): Promise<void> {
     fail(err instanceof Error ? err.message : String(err));
   }
   started = running;
-  const source = file ?? 'built-in default (LM Studio :1234, llama.cpp :8080, vLLM :8000)';
+  const source = file ?? 'built-in default (LM Studio :1234, llama.cpp :8080, vLLM :8000, Ollama :11434)';
   process.stderr.write(summary(running, source));
 
   // SIGHUP (and, with server.watchConfig, a change of the file) reloads the config: a bad file

@@ -217,11 +217,11 @@ describe('D§4 the config keys as written', () => {
 });
 
 describe('D§4 without --config', () => {
-  it('fronts LM Studio :1234, llama.cpp :8080 and vLLM :8000 (port overridden, so 4000 is left alone)', async () => {
+  it('fronts LM Studio :1234, llama.cpp :8080, vLLM :8000 and Ollama :11434 (port overridden, so 4000 is left alone)', async () => {
     const svir = await startSvirProcess({ args: ['--port', '0'] });
     try {
       const summary = svir.stderr();
-      for (const port of [1234, 8080, 8000]) expect(summary).toContain(`http://127.0.0.1:${port}/v1/`);
+      for (const port of [1234, 8080, 8000, 11434]) expect(summary).toContain(`http://127.0.0.1:${port}/v1/`);
       expect(svir.url).not.toContain(':4000');
       const models = await send(`${svir.url}/v1/models`);
       expect(models.status).toBe(200);

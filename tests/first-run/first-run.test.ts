@@ -102,7 +102,7 @@ describe('first run', () => {
     expect(config.server.apiKeys).toEqual([]);
   });
 
-  it('with no config, fronts LM Studio, llama.cpp and vLLM on their usual ports and prints one summary', async () => {
+  it('with no config, fronts LM Studio, llama.cpp, vLLM and Ollama on their usual ports and prints one summary', async () => {
     const svir = run(['--port', '0']);
     const summary = await svir.summary;
     const url = listenUrl(summary);
@@ -111,6 +111,7 @@ describe('first run', () => {
       ['lmstudio', 1234],
       ['llamacpp', 8080],
       ['vllm', 8000],
+      ['ollama', 11434],
     ] as const) {
       // Each backend with its state; a server that is running here would be up, with its models.
       expect(summary).toMatch(new RegExp(`^ {4}(up {2}|down) {2}${name} \\(${name}\\) http://127\\.0\\.0\\.1:${port}/v1/ {2}\\S`, 'm'));

@@ -110,7 +110,7 @@ describe('svir (the program)', () => {
     const [, url] = await waitForText(cli.stderr, /listening on (http:\/\/127\.0\.0\.1:\d+)\n/, cli.exited);
     await waitForText(cli.stderr, /OpenAI base URL/, cli.exited);
     expect(cli.stderr()).toMatch(/built-in default/);
-    for (const [name, port] of [['lmstudio', 1234], ['llamacpp', 8080], ['vllm', 8000]] as const) {
+    for (const [name, port] of [['lmstudio', 1234], ['llamacpp', 8080], ['vllm', 8000], ['ollama', 11434]] as const) {
       expect(cli.stderr()).toMatch(new RegExp(`(up|down)\\s+${name} \\(${name}\\) http://127\\.0\\.0\\.1:${port}/v1/`));
     }
     const health = await fetch(`${url}/healthz`);

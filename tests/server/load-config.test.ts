@@ -158,6 +158,7 @@ describe('loadConfig and the shipped files', () => {
       ['lmstudio', 'lmstudio', '1234'],
       ['llamacpp', 'llamacpp', '8080'],
       ['vllm', 'vllm', '8000'],
+      ['ollama', 'ollama', '11434'],
     ]);
   });
 

@@ -1,5 +1,6 @@
 /**
- * Every generic golden fixture (tests/fixtures/generic), served by a fake upstream through the
+ * Every generic golden fixture (tests/fixtures/generic, behind an `openai` backend) and every
+ * Ollama one (tests/fixtures/ollama, behind an `ollama` backend), served by a fake upstream through the
  * real server, whole and at seeded split points: the client receives exactly the fixture's clean
  * chunks and `[DONE]`; a failure before any chunk is the error's own HTTP status; a failure after
  * one ends the stream with one error event; `stream: false` folds the same chunks or fails whole.
@@ -15,7 +16,14 @@ import { expectCleanStream } from '../helpers/expect-clean-stream.js';
 import { FIXTURE_NOW_MS, loadFixtures, splitAtSeededOffsets, type Fixture } from '../helpers/replay-fixture.js';
 import { errorCodeOf, postChat, sseData, startSvir, type SvirUnderTest } from './start-svir.js';
 
-const FIXTURES = loadFixtures(fileURLToPath(new URL('../fixtures/generic', import.meta.url)));
+const FIXTURES: { fixture: Fixture; type: string; name: string }[] = (
+  [
+    ['generic', 'openai'],
+    ['ollama', 'ollama'],
+  ] as const
+).flatMap(([dir, type]) =>
+  loadFixtures(fileURLToPath(new URL(`../fixtures/${dir}`, import.meta.url))).map((fixture) => ({ fixture, type, name: `${dir}/${fixture.name}` })),
+);
 const SEEDS = [1, 2, 3];
 
 let svir: SvirUnderTest | undefined;
@@ -35,10 +43,11 @@ function fixtureIds(): (kind: IdKind) => string {
   };
 }
 
-async function serve(fixture: Fixture, pieces: readonly Uint8Array[]): Promise<SvirUnderTest> {
+async function serve(fixture: Fixture, type: string, pieces: readonly Uint8Array[]): Promise<SvirUnderTest> {
   const ctx = fixture.spec.ctx ?? {};
   const started = await startSvir({
     backend: {
+      type,
       name: ctx.backend ?? 'fixture-backend',
       models: [ctx.model ?? 'client-model'],
       reasoningTags: ctx.reasoningTags ?? 'auto',
@@ -71,7 +80,7 @@ function statusOf(code: string): number {
 
 const anyObject = z.looseObject({});
 
-describe.each(FIXTURES)('fixture $name through the server', (fixture) => {
+describe.each(FIXTURES)('fixture $name through the server', ({ fixture, type }) => {
   const { spec } = fixture;
   const cases: [string, () => Uint8Array[]][] = [
     ['whole', () => [fixture.bytes]],
@@ -79,7 +88,7 @@ describe.each(FIXTURES)('fixture $name through the server', (fixture) => {
   ];
 
   it.each(cases)('stream: true, %s', async (_name, split) => {
-    svir = await serve(fixture, split());
+    svir = await serve(fixture, type, split());
     const res = await postChat(svir.url, requestFor(fixture, true));
     if (spec.error !== null && spec.chunks.length === 0) {
       expect(res.status).toBe(statusOf(spec.error.code));
@@ -105,7 +114,7 @@ describe.each(FIXTURES)('fixture $name through the server', (fixture) => {
   });
 
   it('stream: false, split', async () => {
-    svir = await serve(fixture, splitAtSeededOffsets(fixture.bytes, 7));
+    svir = await serve(fixture, type, splitAtSeededOffsets(fixture.bytes, 7));
     const res = await postChat(svir.url, requestFor(fixture, false));
     if (spec.error !== null) {
       expect(res.status).toBe(statusOf(spec.error.code));

@@ -121,6 +121,39 @@ describe('Ollama tools through svir (it reads no tool_choice)', () => {
     expect(clean.finish).toBe('tool_calls');
   });
 
+  it('two calls Ollama sends both at index 0, each whole with its own id, are two calls (stream and stream: false)', async () => {
+    const ask = { model: THINKER, messages: [user('Open lockers 4 and 7')], tools: [lockerTool] };
+    const clean = readCleanStream(await svir.chat({ ...ask, stream: true }), THINKER);
+    expect(clean.toolCalls).toEqual([
+      { id: 'call_k3v9x2qa', name: 'open_locker', arguments: '{"number":4}' },
+      { id: 'call_m7p1d4zr', name: 'open_locker', arguments: '{"number":7}' },
+    ]);
+    expect(clean.finish).toBe('tool_calls');
+    const folded = await svir.chat({ ...ask, stream: false });
+    expect(folded.status).toBe(200);
+    const message = z
+      .object({ choices: z.array(z.object({ message: z.object({ tool_calls: z.array(z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) })) }), finish_reason: z.string() })) })
+      .parse(folded.json()).choices[0];
+    expect(message?.finish_reason).toBe('tool_calls');
+    expect(message?.message.tool_calls.map((call) => [call.id, call.function.name, JSON.parse(call.function.arguments)])).toEqual([
+      ['call_k3v9x2qa', 'open_locker', { number: 4 }],
+      ['call_m7p1d4zr', 'open_locker', { number: 7 }],
+    ]);
+  });
+
+  it('the same two calls from a release that counts the index (v0.20.6 on) come out the same', async () => {
+    const counted = await startOllamaServer({ callIndex: 'counted' });
+    const rig = await startSvir([{ name: 'ollama-new', type: 'ollama', upstream: counted, models: [THINKER] }]);
+    try {
+      const clean = readCleanStream(await rig.chat({ model: THINKER, stream: true, messages: [user('Open lockers 4 and 7')], tools: [lockerTool] }), THINKER);
+      expect(clean.toolCalls.map((call) => call.arguments)).toEqual(['{"number":4}', '{"number":7}']);
+      expect(JSON.stringify(counted.requestsTo('POST', '/v1/chat/completions')[0]?.body)).not.toContain('tool_choice');
+    } finally {
+      await rig.close();
+      await counted.close();
+    }
+  });
+
   it('sends no tools under none (the model would call one)', async () => {
     const before = count();
     const answer = await svir.chat({ model: THINKER, stream: true, messages: [user('Open locker 4')], tools: [lockerTool], tool_choice: 'none' });

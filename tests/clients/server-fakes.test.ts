@@ -19,6 +19,7 @@ import { startLlamaCppServer } from '../fakes/llamacpp-server.js';
 import { startLmStudioServer } from '../fakes/lmstudio-server.js';
 import { startMlxLmServer } from '../fakes/mlx-lm-server.js';
 import { startMlxVlmServer } from '../fakes/mlx-vlm-server.js';
+import { SECOND_LOCKER_ARGUMENTS, startOllamaServer } from '../fakes/ollama-server.js';
 import type { ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startVllmServer } from '../fakes/vllm-server.js';
 
@@ -62,6 +63,8 @@ const FAKES: readonly FakeBackend[] = [
   },
   { name: 'mlx-lm', type: 'mlx-lm', model: '/Users/me/models/Qwen3.8-27B-4bit', start: () => startMlxLmServer({ modelPath: '/Users/me/models/Qwen3.8-27B-4bit' }), urlPath: '/v1', extra: {}, reasons: true, tools: true },
   { name: 'mlx-vlm', type: 'mlx-vlm', model: '/Users/me/models/Qwen3.8-VL-4bit', start: () => startMlxVlmServer({ modelPath: '/Users/me/models/Qwen3.8-VL-4bit' }), urlPath: '/v1', extra: {}, reasons: true, tools: true },
+  // Discovered from its /v1/models under name:tag; thinking on by default, reasoning as `reasoning`.
+  { name: 'ollama', type: 'ollama', model: 'qwen3:8b', start: () => startOllamaServer(), urlPath: '/v1', extra: {}, reasons: true, tools: true },
   {
     name: 'azure',
     type: 'azure',
@@ -200,6 +203,50 @@ describe.each(FAKES.filter((fake) => fake.tools))('clients in front of the $name
     let merged: AIMessageChunk | undefined;
     for await (const chunk of await model.stream(ask)) merged = merged === undefined ? chunk : merged.concat(chunk);
     expect(merged?.tool_calls?.map((call) => ({ name: call.name, args: call.args }))).toEqual([{ name: 'open_locker', args: LOCKER }]);
+    expect(merged?.response_metadata['finish_reason']).toBe('tool_calls');
+  });
+});
+
+describe('clients in front of the ollama fake: two calls it sends both at index 0', () => {
+  const model = 'qwen3:8b';
+  const ask = 'Open lockers 4 and 7.';
+  const both = [
+    { name: 'open_locker', args: LOCKER },
+    { name: 'open_locker', args: JSON.parse(SECOND_LOCKER_ARGUMENTS) },
+  ];
+
+  it('openai: stream() finalChatCompletion() has two calls with their own ids', async () => {
+    const client = new OpenAI({ baseURL, apiKey: KEY, maxRetries: 0 });
+    const completion = await client.chat.completions.stream({ model, messages: [{ role: 'user', content: ask }], tools: [lockerTool] }).finalChatCompletion();
+    const choice = completion.choices[0];
+    expect(choice?.finish_reason).toBe('tool_calls');
+    const calls = (choice?.message.tool_calls ?? []).flatMap((call) => (call.type === 'function' ? [{ id: call.id, name: call.function.name, args: JSON.parse(call.function.arguments) }] : []));
+    expect(calls.map(({ name, args }) => ({ name, args }))).toEqual(both);
+    expect(new Set(calls.map((call) => call.id)).size).toBe(2);
+  });
+
+  it('AI SDK: two tool calls with parsed input', async () => {
+    const provider = createOpenAICompatible({ name: 'svir', baseURL, apiKey: KEY });
+    const result = streamText({
+      model: provider.chatModel(model),
+      prompt: ask,
+      maxRetries: 0,
+      tools: { open_locker: tool({ description: 'Open a locker by number.', inputSchema: jsonSchema<{ number: number }>(lockerParameters) }) },
+    });
+    const calls: { name: string; args: unknown }[] = [];
+    for await (const part of result.fullStream) {
+      if (part.type === 'tool-call') calls.push({ name: part.toolName, args: part.input });
+      if (part.type === 'error' || part.type === 'tool-error') throw new Error(JSON.stringify(part.error));
+    }
+    expect(calls).toEqual(both);
+    expect(await result.finishReason).toBe('tool-calls');
+  });
+
+  it('LangChain: the merged chunks hold both calls', async () => {
+    const chat = new ChatOpenAI({ model, apiKey: KEY, configuration: { baseURL }, maxRetries: 0 }).bindTools([lockerTool]);
+    let merged: AIMessageChunk | undefined;
+    for await (const chunk of await chat.stream(ask)) merged = merged === undefined ? chunk : merged.concat(chunk);
+    expect(merged?.tool_calls?.map((call) => ({ name: call.name, args: call.args }))).toEqual(both);
     expect(merged?.response_metadata['finish_reason']).toBe('tool_calls');
   });
 });

@@ -15,6 +15,7 @@ export type Dialect =
   | 'vllm-template-opened-think'
   | 'mlx-lm'
   | 'mlx-vlm'
+  | 'ollama'
   | 'azure';
 
 export interface BackendFlavor {
@@ -102,6 +103,16 @@ export const BACKEND_FLAVORS: readonly BackendFlavor[] = [
     dialect: 'mlx-vlm',
     clientModel: 'qwen3.8-mlx-vlm',
     upstreamModel: '/Users/me/models/Qwen3.8-27B-4bit',
+    reasoningTags: 'auto',
+    chatPath: '/v1/chat/completions',
+    urlPath: '/v1',
+  },
+  {
+    name: 'ollama',
+    type: 'ollama',
+    dialect: 'ollama',
+    clientModel: 'qwen3:8b',
+    upstreamModel: 'qwen3:8b',
     reasoningTags: 'auto',
     chatPath: '/v1/chat/completions',
     urlPath: '/v1',

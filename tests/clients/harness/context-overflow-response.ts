@@ -55,6 +55,21 @@ export function contextOverflowResponse(dialect: Dialect): ScriptedResponse | un
       };
     case 'mlx-vlm':
       return { kind: 'body', status: 400, body: { detail: 'Protected conversation exceeds the available context budget.' } };
+    case 'ollama':
+      // A model that cannot shift its context (docs/ollama.md); the others are shortened silently.
+      return {
+        kind: 'body',
+        status: 400,
+        body: {
+          error: {
+            message:
+              'the prompt is longer than the context length currently available to the model; shorten the prompt, adjust the context length in settings, or use a model with a longer context length',
+            type: 'invalid_request_error',
+            param: null,
+            code: null,
+          },
+        },
+      };
     case 'azure':
     case 'openai':
       return { kind: 'body', status: 400, body: OPENAI_STYLE };

@@ -34,6 +34,29 @@ function toolPieces(pieces: ToolPiece[]): Json[] {
   });
 }
 
+/**
+ * Ollama hands each call over whole, once its parser has it, every one at `index: 0` (before
+ * v0.20.6, and gpt-oss still; docs/ollama.md): the pieces of the turn's calls become one chunk
+ * per whole call, in index order, where the last piece came.
+ */
+function wholeCallsAtIndexZero(steps: TurnStep[]): TurnStep[] {
+  const calls = new Map<number, ToolPiece>();
+  let last = -1;
+  steps.forEach((step, i) => {
+    if (!('tools' in step)) return;
+    last = i;
+    for (const piece of step.tools) {
+      const call = calls.get(piece.index) ?? { index: 0, name: '', arguments: '' };
+      if (piece.id !== undefined) call.id = piece.id;
+      call.name = (call.name ?? '') + (piece.name ?? '');
+      call.arguments = (call.arguments ?? '') + (piece.arguments ?? '');
+      calls.set(piece.index, call);
+    }
+  });
+  const whole = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]): TurnStep => ({ tools: [call] }));
+  return steps.flatMap((step, i) => ('tools' in step ? (i === last ? whole : []) : [step]));
+}
+
 function usageOf(dialect: Dialect, usage: TurnUsage): Json {
   const out: Json = {
     prompt_tokens: usage.prompt_tokens,
@@ -105,6 +128,8 @@ function frame(dialect: Dialect, upstreamModel: string, turn: UpstreamTurn): Fra
         return { ...base, usage: null, timings: { prompt_tps: 512.5, generation_tps: 31.2 }, ...extra };
       case 'azure':
         return { ...base, obfuscation: 'q7Xz', service_tier: 'default', system_fingerprint: null, usage: null, ...extra };
+      case 'ollama':
+        return { ...base, system_fingerprint: 'fp_ollama', ...extra };
       default:
         return { ...base, ...extra };
     }
@@ -126,6 +151,9 @@ function frame(dialect: Dialect, upstreamModel: string, turn: UpstreamTurn): Fra
     switch (dialect) {
       case 'mlx-lm':
         return { role: 'assistant', ...payload };
+      case 'ollama':
+        // `"content": ""` beside reasoning and calls; the finish delta is empty.
+        return Object.keys(payload).length === 0 || 'content' in payload ? payload : { content: '', ...payload };
       case 'mlx-vlm': {
         const reasoning = payload['reasoning_content'];
         return {
@@ -146,7 +174,7 @@ function frame(dialect: Dialect, upstreamModel: string, turn: UpstreamTurn): Fra
     }
   };
 
-  const reasoningKey = dialect === 'vllm' || dialect === 'mlx-lm' ? 'reasoning' : 'reasoning_content';
+  const reasoningKey = dialect === 'vllm' || dialect === 'mlx-lm' || dialect === 'ollama' ? 'reasoning' : 'reasoning_content';
 
   // What comes before the first chunk.
   if (dialect === 'mlx-lm') events.push(': keepalive 128/512\n\n', ': keepalive 512/512\n\n');
@@ -166,7 +194,7 @@ function frame(dialect: Dialect, upstreamModel: string, turn: UpstreamTurn): Fra
   // The first chunk: the role, with each server's idea of an empty start.
   const first: Json = { role: 'assistant' };
   if (dialect === 'llamacpp' || dialect === 'llamacpp-think-tags') first['content'] = null;
-  if (dialect === 'vllm' || dialect === 'vllm-template-opened-think' || dialect === 'openai') first['content'] = '';
+  if (dialect === 'vllm' || dialect === 'vllm-template-opened-think' || dialect === 'openai' || dialect === 'ollama') first['content'] = '';
   if (dialect === 'azure') Object.assign(first, { content: '', refusal: null });
   data(
     envelope(
@@ -180,7 +208,9 @@ function frame(dialect: Dialect, upstreamModel: string, turn: UpstreamTurn): Fra
       ? inlineThinkTags(turn.steps, false)
       : dialect === 'vllm-template-opened-think'
         ? inlineThinkTags(turn.steps, true)
-        : turn.steps;
+        : dialect === 'ollama'
+          ? wholeCallsAtIndexZero(turn.steps)
+          : turn.steps;
 
   for (const step of steps) {
     if ('reasoning' in step) data(envelope([choice(delta({ [reasoningKey]: step.reasoning }), null)]));
@@ -209,6 +239,9 @@ function frame(dialect: Dialect, upstreamModel: string, turn: UpstreamTurn): Fra
       failure.push(`data: ${JSON.stringify({ error: { message, type: 'InternalServerError', param: null, code: 500 } })}\n\n`);
     } else if (dialect === 'lmstudio') {
       failure.push(`event: error\ndata: ${JSON.stringify({ error: { message }, message })}\n\n`);
+    } else if (dialect === 'ollama') {
+      // Ollama loses the message: its {"error"} line becomes one empty chunk, then the body ends.
+      failure.push(`data: ${JSON.stringify(envelope([choice(delta({ content: '' }), null)]))}\n\n`);
     }
     // The others have no in-stream error: the connection is cut (see renderUpstreamTurn).
   }

@@ -29,9 +29,20 @@ const KNOWN: ReadonlyMap<string, FinishReason> = new Map<string, FinishReason>([
 ]);
 
 /**
- * Unknown reasons (vLLM's `abort`, a server's private word) end the answer without saying it
- * was cut or blocked, which is what `stop` tells a client.
+ * Reasons that say the server gave up on the answer: vLLM's `abort` (the request was aborted
+ * inside the engine), a server's `error`. No clean reason says that; `stop` would make a cut
+ * answer look whole, so the stream ends with an error instead.
  */
-export function mapFinishReason(raw: string): FinishReason {
-  return KNOWN.get(raw.trim().toLowerCase()) ?? 'stop';
+const CUT: ReadonlySet<string> = new Set(['abort', 'aborted', 'error']);
+
+/** A clean finish reason, or `cut`: the answer was cut by a failure and the stream must fail. */
+export type MappedFinish = FinishReason | 'cut';
+
+/**
+ * Unknown reasons (a server's private word) end the answer without saying it was cut or
+ * blocked, which is what `stop` tells a client.
+ */
+export function mapFinishReason(raw: string): MappedFinish {
+  const word = raw.trim().toLowerCase();
+  return KNOWN.get(word) ?? (CUT.has(word) ? 'cut' : 'stop');
 }

@@ -114,9 +114,12 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
             this.logprobs = this.logprobs === undefined ? part.value : mergeLogprobs(this.logprobs, part.value);
           }
           break;
-        case 'finish':
-          this.onFinish(mapFinishReason(part.reason));
+        case 'finish': {
+          const reason = mapFinishReason(part.reason);
+          if (reason === 'cut') return this.fail(this.cutError(part.reason));
+          this.onFinish(reason);
           break;
+        }
         case 'filtered':
           this.cut = 'content_filter';
           break;
@@ -143,6 +146,17 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
         message: `The backend "${this.ctx.backend}" ended the stream before it was complete (no [DONE]); the answer is partial.`,
       }),
     );
+  }
+
+  /** A finish reason that means the server gave up on the answer (vLLM's `abort`, `error`). */
+  private cutError(reason: string): SvirError {
+    // The server's word, bounded and printable: it goes into a message.
+    const said = reason.replace(/[^\x20-\x7e]+/g, ' ').trim().slice(0, 64);
+    return new SvirError('upstream_error', {
+      source: 'upstream',
+      backend: this.ctx.backend,
+      message: `The backend "${this.ctx.backend}" ended the answer with finish reason "${said}": the answer was cut and is partial.`,
+    });
   }
 
   onAnswerText(text: string): void {

@@ -42,6 +42,7 @@ const chunkSchema = z.object({
   choices: z.array(z.unknown()).nullish(),
   usage: z.unknown().optional(),
   error: z.unknown().optional(),
+  object: z.unknown().optional(),
 });
 
 /**
@@ -85,8 +86,10 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
 
   const chunk = chunkSchema.safeParse(json);
   if (!chunk.success) return [unreadable(ctx, 'a chunk that is not a JSON object of the chunk shape')];
-  const { id, created, choices, usage, error } = chunk.data;
-  if (error !== undefined && error !== null) return [{ kind: 'error', error: streamError(data, ctx) }];
+  const { id, created, choices, usage, error, object } = chunk.data;
+  // An error chunk: `{"error":{...}}`, or older vLLM's error body at the top level,
+  // `{"object":"error","message":"...","code":500}`, which has no `error` key.
+  if ((error !== undefined && error !== null) || object === 'error') return [{ kind: 'error', error: streamError(data, ctx) }];
 
   const parts: Part[] = [];
   pushMeta(parts, id, created);
@@ -146,7 +149,7 @@ function isOptionalString(value: unknown): value is string | null | undefined {
 
 /**
  * The chunk nearly every server sends nearly every time (identity, at most one choice at index
- * 0, a delta of text fields, no tool calls, no error), read field by field with a type check
+ * 0, a delta of text fields, no tool calls, no error of either form), read field by field with a type check
  * before each use: the same judgement as the zod schemas above, at a fraction of their cost on
  * the hottest line of a stream. Anything else (tool calls, several choices, a field of an
  * unexpected type, an error) is undefined here, and zod reads it and says what is wrong.
@@ -154,7 +157,7 @@ function isOptionalString(value: unknown): value is string | null | undefined {
 function readCommonChunk(json: unknown): CommonChunk | undefined {
   if (!isRecord(json)) return undefined;
   const { id, created, choices, usage, error } = json;
-  if (error !== undefined && error !== null) return undefined;
+  if ((error !== undefined && error !== null) || json.object === 'error') return undefined;
   if (!isOptionalString(id)) return undefined;
   if (created !== undefined && created !== null && typeof created !== 'number') return undefined;
   if (choices === undefined || choices === null || (Array.isArray(choices) && choices.length === 0)) {

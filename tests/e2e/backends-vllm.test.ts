@@ -161,3 +161,53 @@ describe('vLLM whose template names efforts svir does not know', () => {
     expect(changesOf(answer)).toEqual(['reasoning_effort "high" refused by the template: retried without it']);
   });
 });
+
+describe('vLLM whose engine fails (older vLLM error bodies, abort)', () => {
+  let midStream: ScriptedUpstream;
+  let first: ScriptedUpstream;
+  let aborts: ScriptedUpstream;
+  let failSvir: SvirRig;
+  beforeAll(async () => {
+    midStream = await startVllmServer({ engineFailure: 'error-object-mid-stream' });
+    first = await startVllmServer({ engineFailure: 'error-object-first' });
+    aborts = await startVllmServer({ engineFailure: 'abort' });
+    failSvir = await startSvir([
+      { name: 'vl-dies', type: 'vllm', upstream: midStream, models: ['dies'] },
+      { name: 'vl-dies-first', type: 'vllm', upstream: first, models: ['dies-first'] },
+      { name: 'vl-aborts', type: 'vllm', upstream: aborts, models: ['aborts'] },
+    ]);
+  });
+  afterAll(async () => {
+    await failSvir.close();
+    await midStream.close();
+    await first.close();
+    await aborts.close();
+  });
+  const ask = (model: string, stream: boolean): Record<string, unknown> => ({ model, stream, messages: [{ role: 'user', content: 'Count to five' }] });
+
+  it('an error chunk without an error key mid-stream: the words so far, then an error event with the server message', async () => {
+    const clean = readCleanStream(await failSvir.chat(ask('dies', true)), 'dies');
+    expect(clean.content).toBe('One, two,');
+    expect(clean.done).toBe(false);
+    expect(clean.error?.code).toBe('upstream_error');
+    expect(clean.error?.message).toContain('illegal memory access');
+    expect(clean.error?.message).toContain('vl-dies');
+  });
+
+  it('the same error as the first event, and for stream: false: an HTTP 502 with the server message', async () => {
+    for (const [model, stream] of [['dies-first', true], ['dies-first', false], ['dies', false]] as const) {
+      const error = expectErrorAnswer(await failSvir.chat(ask(model, stream)), 502, 'upstream_error');
+      expect(error.message, `${model} stream ${String(stream)}`).toContain('illegal memory access');
+    }
+  });
+
+  it('finish reason abort: an error event naming the reason, not a whole-looking stop; stream: false is a 502', async () => {
+    const clean = readCleanStream(await failSvir.chat(ask('aborts', true)), 'aborts');
+    expect(clean.content).toBe('One, two,');
+    expect(clean.finish).toBeNull();
+    expect(clean.error?.code).toBe('upstream_error');
+    expect(clean.error?.message).toContain('finish reason "abort"');
+    const folded = expectErrorAnswer(await failSvir.chat(ask('aborts', false)), 502, 'upstream_error');
+    expect(folded.message).toContain('finish reason "abort"');
+  });
+});

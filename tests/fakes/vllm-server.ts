@@ -6,6 +6,9 @@
  * sends `reasoning`, without it the reasoning arrives as content closed by `</think>` (the
  * template opened the tag); null `prompt_token_ids`, `prompt_text` and `token_ids`; overflow as
  * `param: input_tokens`, a `max_tokens` above the model length as a parameter error.
+ * `engineFailure` makes the engine fail the way older vLLM reports it: an error body at the top
+ * of a chunk (`{"object":"error","message":...,"code":500}`, no `error` key) after the first
+ * words or as the first event, or a finish reason of `abort` after the first words.
  */
 import type { ServerResponse } from 'node:http';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
@@ -29,7 +32,11 @@ export interface VllmOptions {
   servedModelName?: string;
   /** Model length, in prompt characters. */
   maxModelLen?: number;
+  /** How the engine fails every generation; none by default. */
+  engineFailure?: 'none' | 'error-object-mid-stream' | 'error-object-first' | 'abort';
 }
+
+const ENGINE_ERROR = { object: 'error', message: 'EngineCore encountered an issue: CUDA error: an illegal memory access was encountered', type: 'InternalServerError', param: null, code: 500 };
 
 const TEMPLATE_EFFORTS = new Set(['none', 'low', 'medium', 'xhigh']);
 
@@ -83,6 +90,16 @@ function answer(body: FakeChatBody, res: ServerResponse, options: Required<VllmO
       ...(first ? { prompt_token_ids: null, prompt_text: null } : {}),
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish, token_ids: null }],
     });
+  const failure = options.engineFailure;
+  if (failure === 'error-object-first') {
+    writeEventStream(res, [sseData(ENGINE_ERROR)]);
+    return;
+  }
+  if (failure === 'error-object-mid-stream' || failure === 'abort') {
+    const words = [chunk({ role: 'assistant', content: '' }, null, true), chunk({ content: 'One, two,' })];
+    writeEventStream(res, failure === 'abort' ? [...words, chunk({ content: '' }, 'abort'), sseData('[DONE]')] : [...words, sseData(ENGINE_ERROR)]);
+    return;
+  }
   const events = [chunk({ role: 'assistant', content: '' }, null, true)];
   if (reasons && options.reasoningParser) for (const piece of pieces(said.reasoning)) events.push(chunk({ reasoning: piece }));
   if (reasons && !options.reasoningParser) {
@@ -109,7 +126,14 @@ function answer(body: FakeChatBody, res: ServerResponse, options: Required<VllmO
 }
 
 export async function startVllmServer(options: VllmOptions = {}): Promise<ScriptedUpstream> {
-  const settings: Required<VllmOptions> = { toolParser: true, reasoningParser: true, servedModelName: 'qwen3.8', maxModelLen: 262144, ...options };
+  const settings: Required<VllmOptions> = {
+    toolParser: true,
+    reasoningParser: true,
+    servedModelName: 'qwen3.8',
+    maxModelLen: 262144,
+    engineFailure: 'none',
+    ...options,
+  };
   const upstream = await startScriptedUpstream();
   upstream.route('GET', '/v1/models', {
     kind: 'body',

@@ -19,7 +19,14 @@ describe('mapFinishReason', () => {
   });
 
   it('reads an unknown reason as stop', () => {
-    expect(mapFinishReason('abort')).toBe('stop');
     expect(mapFinishReason('something_new')).toBe('stop');
+    expect(mapFinishReason('')).toBe('stop');
+  });
+
+  it('reads the reasons that mean the server gave up on the answer as cut', () => {
+    expect(mapFinishReason('abort')).toBe('cut');
+    expect(mapFinishReason('aborted')).toBe('cut');
+    expect(mapFinishReason('error')).toBe('cut');
+    expect(mapFinishReason(' ERROR ')).toBe('cut');
   });
 });

@@ -204,7 +204,7 @@ describe('normalizer: finish reason', () => {
     ['content_filter then a later stop stays content_filter', [[finish('content_filter')], [finish('stop')]], 'content_filter'],
     ['eos is stop', [[content('a'), finish('eos')]], 'stop'],
     ['max_tokens is length', [[content('a'), finish('max_tokens')]], 'length'],
-    ['an unknown reason is stop', [[content('a'), finish('abort')]], 'stop'],
+    ['an unknown reason is stop', [[content('a'), finish('finished_somehow')]], 'stop'],
     ['no finish before [DONE] is stop', [[content('a')]], 'stop'],
   ];
   for (const [name, events, expected] of cases) {
@@ -321,6 +321,28 @@ describe('normalizer: errors and the end of the stream', () => {
     expect(last.error?.source).toBe('upstream');
     expect(last.error?.message).toContain('my-vllm');
     expect(last.error?.message).toContain('[DONE]');
+  });
+
+  it('fails with upstream_error naming a finish reason that means a cut answer (abort, error)', () => {
+    for (const reason of ['abort', 'error', ' Abort ']) {
+      const normalizer = createNormalizer(fixtureContext({ backend: 'my-vllm' }), fixtureDeps());
+      expect(normalizer.push([content('The answer is')]).chunks).toHaveLength(1);
+      const step = normalizer.push([content(' 4'), finish(reason)]);
+      expect(step.chunks).toEqual([]);
+      expect(step.done).toBe(false);
+      expect(step.error?.code).toBe('upstream_error');
+      expect(step.error?.source).toBe('upstream');
+      expect(step.error?.message).toContain(`finish reason "${reason.trim()}"`);
+      expect(step.error?.message).toContain('my-vllm');
+      // The [DONE] that follows changes nothing: the stream already failed.
+      expect(normalizer.push([{ kind: 'done' }])).toEqual({ chunks: [], done: false });
+    }
+  });
+
+  it('names a cut reason without the whitespace around it', () => {
+    const normalizer = createNormalizer(fixtureContext(), fixtureDeps());
+    const step = normalizer.push([finish('\tError\n')]);
+    expect(step.error?.message).toContain('finish reason "Error"');
   });
 
   it('sends nothing after [DONE], and ends cleanly after it', () => {

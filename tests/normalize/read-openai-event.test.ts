@@ -86,6 +86,20 @@ describe('readOpenAIEvent: upstream errors', () => {
     expect(error.message).toContain('local-llm');
   });
 
+  it('reads an error body at the top level without an error key (older vLLM) as an error, keeping its message', () => {
+    const midStream = errorOf(read({ object: 'error', message: 'CUDA error: an illegal memory access was encountered', type: 'InternalServerError', param: null, code: 500 }));
+    expect(midStream.code).toBe('upstream_error');
+    expect(midStream.source).toBe('upstream');
+    expect(midStream.message).toContain('local-llm');
+    expect(midStream.message).toContain('illegal memory access');
+    const rejected = errorOf(read({ object: 'error', message: 'top_k must be -1 (disable), or at least 1, got 0.', type: 'BadRequestError', code: 400 }));
+    expect(rejected.code).toBe('invalid_request');
+    expect(rejected.status).toBe(400);
+    expect(rejected.message).toContain('top_k must be -1');
+    // Without any message it still is an error, in svir's words.
+    expect(errorOf(read({ object: 'error' })).code).toBe('upstream_error');
+  });
+
   it('ignores an error key set to null', () => {
     expect(read(chunk({ content: 'a' }, { error: null }))).toEqual([
       { kind: 'meta', id: 'c1', created: 100 },

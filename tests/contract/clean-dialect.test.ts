@@ -443,7 +443,7 @@ describe('D§2 finish, usage, end', () => {
   });
 
   it('unknown finish reasons map into the four', async () => {
-    script(up, [sse(ck({ role: 'assistant', content: 'a' }), ck({}, 'abort'), '[DONE]')]);
+    script(up, [sse(ck({ role: 'assistant', content: 'a' }), ck({}, 'eos_reached'), '[DONE]')]);
     expect(expectContractStream((await chat(svir.url, ask())).text, { model: MODEL }).finish).toBe('stop');
   });
 
@@ -494,6 +494,28 @@ describe('D§2 failures: error event after the headers, real status before', () 
     expect(events.done).toBe(false);
     expectErrorShape(events.error, 'upstream_error');
     checkChunks(events, { model: MODEL });
+  });
+
+  it('finish reasons that mean a cut answer (abort, error) end with an upstream_error event naming the reason', async () => {
+    for (const reason of ['abort', 'error']) {
+      script(up, [sse(ck({ role: 'assistant', content: 'partial' }), ck({}, reason), '[DONE]')]);
+      const answer = await chat(svir.url, ask());
+      expect(answer.status).toBe(200);
+      const events = parseEvents(answer.text);
+      expect(events.done).toBe(false);
+      expectErrorShape(events.error, 'upstream_error');
+      expect(JSON.stringify(events.error)).toContain(`finish reason \\"${reason}\\"`);
+      checkChunks(events, { model: MODEL });
+    }
+  });
+
+  it('an error chunk without an error key (older vLLM) mid-stream is an error event keeping its message', async () => {
+    script(up, [sse(ck({ role: 'assistant', content: 'partial' }), { object: 'error', message: 'EngineCore died', type: 'InternalServerError', param: null, code: 500 })]);
+    const answer = await chat(svir.url, ask());
+    const events = parseEvents(answer.text);
+    expect(events.done).toBe(false);
+    expectErrorShape(events.error, 'upstream_error');
+    expect(JSON.stringify(events.error)).toContain('EngineCore died');
   });
 
   it('a stream cut mid-way ends with an error event, no [DONE]', async () => {

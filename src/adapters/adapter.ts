@@ -61,6 +61,12 @@ export interface RetryPlan {
   body: Record<string, unknown>;
   /** Phrase added to the changes header, e.g. `retried without stream_options`. */
   change: string;
+  /**
+   * The request fields the retry drops or changes. Each field is retried at most once per
+   * request, so a server that refuses fields one at a time gets one retry per field, and the
+   * retries end (a plan naming none is not taken).
+   */
+  fields: readonly string[];
 }
 
 export interface Adapter {
@@ -77,7 +83,8 @@ export interface Adapter {
   ): SvirError;
   /**
    * After a rejection before anything was generated: the body to send once more (an optional
-   * field dropped, a supported effort chosen), or null. `sent` is the body that was rejected.
+   * field dropped, a supported effort chosen), or null. `sent` is the body that was rejected
+   * (after earlier retries, the body of the last one).
    */
   planRetry(status: number, body: string, sent: Record<string, unknown>): RetryPlan | null;
 }

@@ -4,8 +4,10 @@
  * `Content-Length` and never chunked (not every server takes a chunked body, R§2.3): as one
  * Buffer, or, for a body of long strings (images), in pieces that pass those strings on
  * without writing the whole body out first (encode-json-body.ts). A rejection
- * the adapter knows how to avoid (an optional field the server refuses) is sent once more
- * without it, and that change is recorded for the `x-svir-changes` header.
+ * the adapter knows how to avoid (an optional field the server refuses) is sent again without
+ * it, and that change is recorded for the `x-svir-changes` header. A server may refuse such
+ * fields one at a time, so each rejection gets its retry, but each field at most once: the
+ * retries end after as many as there are fields the adapter's planners know.
  */
 import { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
@@ -33,8 +35,10 @@ export interface OpenedChatStream {
   body: UpstreamBody;
   /** What svir changed for this backend: the adapter's rewrites plus a retry, if one was made. */
   changes: string[];
-  /** Whether the request was sent a second time after a rejection. */
+  /** Whether the request was sent again after a rejection. */
   retried: boolean;
+  /** The body the server took (after retries, the last one sent). */
+  sentBody: Record<string, unknown>;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
@@ -75,6 +79,8 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
   const changes = [...args.call.changes];
   let body = withStream(args.call.body);
   let retried = false;
+  /** Fields a retry already dropped or changed: none is retried twice. */
+  const touched = new Set<string>();
 
   for (;;) {
     const response = await send(args, body);
@@ -93,8 +99,9 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
         secrets: args.secrets,
         ...(retryAfter === undefined ? {} : { retryAfter }),
       });
-      const plan = retried ? null : args.adapter.planRetry(status, text, body);
-      if (plan === null) throw error;
+      const plan = args.adapter.planRetry(status, text, body);
+      if (plan === null || plan.fields.length === 0 || plan.fields.some((field) => touched.has(field))) throw error;
+      for (const field of plan.fields) touched.add(field);
       retried = true;
       changes.push(plan.change);
       body = withStream(plan.body);
@@ -111,6 +118,6 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
         message: `backend "${name}" answered HTTP ${status} with ${what}, not an event stream.`,
       });
     }
-    return { body: response.body, changes, retried };
+    return { body: response.body, changes, retried, sentBody: body };
   }
 }

@@ -28,6 +28,24 @@ describe('planOptionalFieldRetry', () => {
     expect(both?.change).toBe('retried without stream_options and reasoning_effort (the backend refused it)');
   });
 
+  it('names the fields it drops, so each is retried at most once', () => {
+    expect(planOptionalFieldRetry(422, 'stream_options', sent)?.fields).toEqual(['stream_options']);
+    expect(planOptionalFieldRetry(400, 'stream_options, reasoning_effort', sent)?.fields).toEqual(['stream_options', 'reasoning_effort']);
+    expect(planEffortRetry(400, VLLM_HIGH, sent)?.fields).toEqual(['reasoning_effort']);
+  });
+
+  it('drops the other optional fields a server may refuse, each named as a whole identifier', () => {
+    const all = { model: 'm', parallel_tool_calls: false, chat_template_kwargs: { enable_thinking: false }, service_tier: 'auto' };
+    for (const field of ['parallel_tool_calls', 'chat_template_kwargs', 'service_tier']) {
+      const plan = planOptionalFieldRetry(400, `{"error":{"message":"Unrecognized request argument supplied: ${field}"}}`, all);
+      expect(plan?.body, field).not.toHaveProperty(field);
+      expect(plan?.fields).toEqual([field]);
+    }
+    // Inside a longer identifier it is not the field.
+    expect(planOptionalFieldRetry(400, 'unknown field x_service_tier_v2', all)).toBeNull();
+    expect(planOptionalFieldRetry(400, 'unknown field service_tiers', all)).toBeNull();
+  });
+
   it('has no plan for other statuses, other fields, or a field that was not sent', () => {
     expect(planOptionalFieldRetry(500, 'stream_options', sent)).toBeNull();
     expect(planOptionalFieldRetry(400, '{"error":"bad temperature"}', sent)).toBeNull();

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockerTool } from '../adapters/chat.js';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
-import { changesOf, readCleanStream, received, startSvir, type SvirRig } from './backends-rig.js';
+import { startStrictServer } from '../fakes/strict-server.js';
+import { changesOf, expectErrorAnswer, readCleanStream, received, startSvir, type SvirRig } from './backends-rig.js';
 
 let strict: ScriptedUpstream;
 let svir: SvirRig;
@@ -90,5 +91,60 @@ describe('openai-type backends through svir', () => {
     expect(response.status).toBe(200);
     expect(received(strict, before + 1)).toMatchObject({ max_completion_tokens: 12 });
     expect(received(strict, before + 1)).not.toHaveProperty('max_tokens');
+  });
+});
+
+describe('a server that refuses optional fields one at a time', () => {
+  let oneByOne: ScriptedUpstream;
+  let endless: ScriptedUpstream;
+  let rig: SvirRig;
+  beforeAll(async () => {
+    oneByOne = await startStrictServer({ refuses: ['stream_options', 'reasoning_effort', 'parallel_tool_calls'] });
+    endless = await startStrictServer({ refusesAgain: ['stream_options'] });
+    rig = await startSvir([
+      { name: 'one-by-one', type: 'openai', upstream: oneByOne, models: ['strict-2026'] },
+      { name: 'endless', type: 'openai', upstream: endless, models: ['endless-2026'] },
+    ]);
+  });
+  afterAll(async () => {
+    await rig.close();
+    await oneByOne.close();
+    await endless.close();
+  });
+  const requests = (upstream: ScriptedUpstream): number => upstream.requestsTo('POST', '/v1/chat/completions').length;
+
+  it('retries once per field it names (422 on stream_options, then 400 on reasoning_effort), each noted in x-svir-changes', async () => {
+    for (const stream of [true, false]) {
+      const before = requests(oneByOne);
+      const response = await rig.chat({
+        model: 'strict-2026',
+        stream,
+        reasoning_effort: 'low',
+        parallel_tool_calls: false,
+        messages: [{ role: 'user', content: 'Say hello' }],
+      });
+      expect(requests(oneByOne) - before, `stream ${String(stream)}`).toBe(4);
+      expect(received(oneByOne, before)).toHaveProperty('stream_options');
+      expect(received(oneByOne, before + 1)).not.toHaveProperty('stream_options');
+      expect(received(oneByOne, before + 1)).toHaveProperty('reasoning_effort', 'low');
+      expect(received(oneByOne, before + 2)).not.toHaveProperty('reasoning_effort');
+      expect(received(oneByOne, before + 3)).not.toHaveProperty('parallel_tool_calls');
+      expect(changesOf(response)).toEqual([
+        'retried without stream_options (the backend refused it)',
+        'retried without reasoning_effort (the backend refused it)',
+        'retried without parallel_tool_calls (the backend refused it)',
+      ]);
+      if (stream) expect(readCleanStream(response, 'strict-2026').content).toBe('Hello from a strict server.');
+      else expect(response.json()).toMatchObject({ choices: [{ message: { content: 'Hello from a strict server.' }, finish_reason: 'stop' }] });
+    }
+  });
+
+  it('retries a field only once: a server that names it again gets its refusal through', async () => {
+    const before = requests(endless);
+    const response = await rig.chat({ model: 'endless-2026', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    // svir's answer to a refused request is a 400 whatever the server's status (DESIGN §3).
+    const error = expectErrorAnswer(response, 400, 'invalid_request');
+    expect(error.message).toContain('Extra inputs are not permitted');
+    expect(requests(endless) - before).toBe(2);
   });
 });

@@ -162,6 +162,31 @@ describe('vLLM whose template names efforts svir does not know', () => {
   });
 });
 
+describe('vLLM whose template refuses every effort svir picks', () => {
+  let fickle: ScriptedUpstream;
+  let fickleSvir: SvirRig;
+  beforeAll(async () => {
+    fickle = await startScriptedUpstream();
+    fickleSvir = await startSvir([{ name: 'vl-fickle', type: 'vllm', upstream: fickle, models: ['fickle'] }]);
+  });
+  afterAll(async () => {
+    await fickleSvir.close();
+    await fickle.close();
+  });
+
+  it('changes reasoning_effort once, and gives the second refusal to the client instead of going back and forth', async () => {
+    const refusal = (asked: string, supported: string) => ({
+      kind: 'body' as const,
+      status: 400,
+      body: { error: { message: `Unexpected reasoning effort ${asked}. Supported types are ${supported}.`, type: 'BadRequestError', param: null, code: 400 } },
+    });
+    fickle.chat(refusal('high', 'xhigh (default)'), refusal('xhigh', 'high (default)'), refusal('high', 'xhigh (default)'));
+    const error = expectErrorAnswer(await fickleSvir.chat({ model: 'fickle', reasoning_effort: 'high', messages: [{ role: 'user', content: 'hi' }] }), 400, 'invalid_request');
+    expect(error.message).toContain('Unexpected reasoning effort xhigh');
+    expect(fickle.requestsTo('POST', '/v1/chat/completions')).toHaveLength(2);
+  });
+});
+
 describe('vLLM whose engine fails (older vLLM error bodies, abort)', () => {
   let midStream: ScriptedUpstream;
   let first: ScriptedUpstream;

@@ -25,9 +25,14 @@ export function planEffortRetry(status: number, body: string, sent: Record<strin
     return {
       body: { ...sent, reasoning_effort: nearest },
       change: `reasoning_effort "${asked}" refused by the template: retried with "${nearest}"`,
+      fields: ['reasoning_effort'],
     };
   }
   const retryBody = { ...sent };
   delete retryBody.reasoning_effort;
-  return { body: retryBody, change: `reasoning_effort "${asked}" refused by the template: retried without it` };
+  return {
+    body: retryBody,
+    change: `reasoning_effort "${asked}" refused by the template: retried without it`,
+    fields: ['reasoning_effort'],
+  };
 }

@@ -11,5 +11,5 @@ export function planMaxTokensRetry(status: number, body: string, sent: Record<st
   if (!/max_tokens/.test(body) || !/max_completion_tokens/.test(body)) return null;
   const retryBody: Record<string, unknown> = { ...sent, max_completion_tokens: sent.max_tokens };
   delete retryBody.max_tokens;
-  return { body: retryBody, change: 'retried with max_tokens sent as max_completion_tokens' };
+  return { body: retryBody, change: 'retried with max_tokens sent as max_completion_tokens', fields: ['max_tokens', 'max_completion_tokens'] };
 }

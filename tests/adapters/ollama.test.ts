@@ -118,7 +118,7 @@ describe('ollama adapter: retries', () => {
   it('retries without the effort when the model cannot think', () => {
     const body = JSON.stringify({ error: { message: '"llama3.2" does not support thinking', type: 'invalid_request_error', param: null, code: null } });
     const plan = adapter.planRetry(400, body, { model: 'llama3.2', messages: [], reasoning_effort: 'low' });
-    expect(plan).toEqual({ body: { model: 'llama3.2', messages: [] }, change: 'retried without reasoning_effort (the model does not reason)' });
+    expect(plan).toEqual({ body: { model: 'llama3.2', messages: [] }, change: 'retried without reasoning_effort (the model does not reason)', fields: ['reasoning_effort'] });
     expect(adapter.planRetry(400, body, { model: 'llama3.2', messages: [] })).toBeNull();
   });
 
@@ -129,6 +129,7 @@ describe('ollama adapter: retries', () => {
     expect(adapter.planRetry(400, body, { reasoning_effort: 'xhigh' })).toEqual({
       body: { reasoning_effort: 'high' },
       change: 'reasoning_effort "xhigh" refused: retried with "high"',
+      fields: ['reasoning_effort'],
     });
     expect(adapter.planRetry(400, body.replace("'xhigh'", "'minimal'"), { reasoning_effort: 'minimal' })?.body).toEqual({ reasoning_effort: 'low' });
   });

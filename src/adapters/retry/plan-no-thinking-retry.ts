@@ -14,5 +14,5 @@ export function planNoThinkingRetry(status: number, body: string, sent: Record<s
   if (fields.length === 0) return null;
   const retryBody = { ...sent };
   for (const field of fields) delete retryBody[field];
-  return { body: retryBody, change: `retried without ${fields.join(' and ')} (the model does not reason)` };
+  return { body: retryBody, change: `retried without ${fields.join(' and ')} (the model does not reason)`, fields };
 }

@@ -20,9 +20,13 @@ export function planReasoningValueRetry(status: number, body: string, sent: Reco
     .filter((word) => word !== 'or');
   const nearest = nearestEffort(asked, listed);
   if (nearest !== undefined) {
-    return { body: { ...sent, reasoning_effort: nearest }, change: `reasoning_effort "${asked}" refused: retried with "${nearest}"` };
+    return {
+      body: { ...sent, reasoning_effort: nearest },
+      change: `reasoning_effort "${asked}" refused: retried with "${nearest}"`,
+      fields: ['reasoning_effort'],
+    };
   }
   const retryBody = { ...sent };
   delete retryBody.reasoning_effort;
-  return { body: retryBody, change: `reasoning_effort "${asked}" refused: retried without it` };
+  return { body: retryBody, change: `reasoning_effort "${asked}" refused: retried without it`, fields: ['reasoning_effort'] };
 }

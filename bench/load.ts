@@ -1,9 +1,11 @@
 /**
  * One load run with autocannon: `connections` clients sending the streamed chat request back to
  * back for `durationS` seconds. Latency is autocannon's, taken when the whole response has
- * arrived; a response that does not end with `data: [DONE]` counts as a mismatch.
+ * arrived; a response that does not end as a whole answer of its route (`data: [DONE]` for chat) counts
+ * as a mismatch.
  */
 import autocannon from 'autocannon';
+import type { BenchRoute } from './routes.js';
 
 export interface LoadResult {
   requestsPerSec: number;
@@ -17,16 +19,17 @@ export interface LoadResult {
   durationS: number;
 }
 
-export async function runLoad(options: { port: number; body: string; connections: number; durationS: number }): Promise<LoadResult> {
+export async function runLoad(options: { port: number; route: BenchRoute; connections: number; durationS: number }): Promise<LoadResult> {
+  const { route } = options;
   const result = await autocannon({
-    url: `http://127.0.0.1:${options.port}/v1/chat/completions`,
+    url: `http://127.0.0.1:${options.port}${route.path}`,
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: options.body,
+    body: route.body,
     connections: options.connections,
     duration: options.durationS,
     timeout: 10,
-    verifyBody: (body) => body.endsWith('data: [DONE]\n\n'),
+    verifyBody: (body) => route.complete(body),
   });
   const completed = result['2xx'];
   return {

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 
-export const SECTIONS = ['load', 'sequential', 'normalizer', 'memory'] as const;
+export const SECTIONS = ['load', 'sequential', 'normalizer', 'memory', 'streams'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 const optionsSchema = z.object({
@@ -21,6 +21,10 @@ const optionsSchema = z.object({
   /** Seconds per normalizer scenario and round. */
   microS: z.coerce.number().positive(),
   memoryBodyMb: z.coerce.number().positive(),
+  /** Concurrent slow streams of the memory-per-open-stream measure. */
+  streams: z.coerce.number().int().positive(),
+  /** The mock's delay between chunks in that measure. */
+  streamDelayMs: z.coerce.number().nonnegative(),
   sections: z.array(z.enum(SECTIONS)).min(1),
   svirFrom: z.enum(['dist', 'src']),
   /** Another build's CLI to run as svir (a candidate change measured against the same floor). */
@@ -41,7 +45,8 @@ const HELP = `npm run bench -- [flags]   (each flag also reads BENCH_<NAME>, e.g
   --delay MS            mock delay between chunks (0)        --reasoning off|field|tags (off)
   --tools               the mock answers with interleaved tool calls
   --micro S             seconds per normalizer scenario (2)  --memory-mb N    image request body size (50)
-  --only a,b            sections: load,sequential,normalizer,memory (all)
+  --streams N           concurrent slow streams (1000)       --stream-delay MS  their chunks' pacing (100)
+  --only a,b            sections: load,sequential,normalizer,memory,streams (all)
   --svir-from dist|src  run svir from the build (default) or the sources
   --svir-entry FILE     run this CLI file as svir instead (e.g. a patched copy of dist/cli.js)
   --candidate FILE      also run this CLI file (openai backend) as target candidate-openai
@@ -65,6 +70,8 @@ export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Be
       tools: { type: 'boolean' },
       micro: { type: 'string' },
       'memory-mb': { type: 'string' },
+      streams: { type: 'string' },
+      'stream-delay': { type: 'string' },
       only: { type: 'string' },
       'svir-from': { type: 'string' },
       'svir-entry': { type: 'string' },
@@ -94,6 +101,8 @@ export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Be
     toolCalls: values.tools === true || env.BENCH_TOOLS === '1',
     microS: pick(values.micro, 'MICRO', '2', '0.5'),
     memoryBodyMb: pick(values['memory-mb'], 'MEMORY_MB', '50', '50'),
+    streams: pick(values.streams, 'STREAMS', '1000', '1000'),
+    streamDelayMs: pick(values['stream-delay'], 'STREAM_DELAY', '100', '100'),
     sections: pick(values.only, 'ONLY', SECTIONS.join(','), SECTIONS.join(','))
       .split(',')
       .map((s) => s.trim())

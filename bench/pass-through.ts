@@ -18,7 +18,9 @@ function forwardable(headers: Record<string, string | string[] | undefined>): Re
 
 /** `upstream` is the origin, e.g. `http://127.0.0.1:1234`; the request path is kept. */
 export function createPassThrough(upstream: string): Server {
-  const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
+  // No limit on connections, as svir's own Agent: 1,000 concurrent streams are 1,000 upstream
+  // connections, not a queue.
+  const dispatcher = new Agent({ keepAliveTimeout: 60_000 });
   return createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     const method = req.method === 'GET' ? 'GET' : 'POST';
     request(`${upstream}${req.url ?? '/'}`, {

@@ -1,12 +1,14 @@
 /**
  * The benchmark's results: ratios against the direct mock and the pass-through, each target of
- * issue 8 marked met or missed, a printed table, and the JSON written to bench/results/.
+ * issue 15 (and the memory targets of issue 8) marked met or missed, a printed table, and the
+ * JSON written to bench/results/.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { MemoryResult } from './memory-50mb.js';
 import type { NormalizerResult } from './normalizer.js';
+import type { OpenStreamsResult } from './open-streams.js';
 import type { BenchOptions } from './options.js';
 import type { LoadResult } from './load.js';
 import type { SequentialResult } from './sequential.js';
@@ -14,6 +16,8 @@ import type { SequentialResult } from './sequential.js';
 export const DIRECT = 'direct';
 export const PASS_THROUGH = 'pass-through';
 export const SVIR_TARGETS = ['svir-openai', 'svir-llamacpp'] as const;
+/** svir's Responses route, the mock as an `openai` backend (when the build has the route). */
+export const SVIR_RESPONSES = 'svir-responses';
 /** A candidate build (`--candidate`), run with the mock as an `openai` backend next to the rest. */
 export const CANDIDATE = 'candidate-openai';
 
@@ -46,6 +50,7 @@ export interface BenchReport {
   sequential?: Record<string, SequentialResult>;
   normalizer?: NormalizerResult;
   memory?: MemoryResult;
+  openStreams?: OpenStreamsResult;
   ratios: Record<string, { vsDirect: Record<string, number>; vsPassThrough: Record<string, number> }>;
   targets: TargetCheck[];
 }
@@ -86,6 +91,15 @@ function ratios(report: Omit<BenchReport, 'ratios' | 'targets'>, svir: string, b
   return out;
 }
 
+/** Issue 15's limits. */
+const TTFB_DELTA_MS = 0.3;
+const OPEN_STREAM_RATIO = 1.5;
+const NORMALIZER_CHUNKS_PER_SEC = 1_000_000;
+
+function signedMs(x: number): string {
+  return `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)} ms`;
+}
+
 function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
   const out: TargetCheck[] = [];
   for (const svir of proxiesIn(report)) {
@@ -93,11 +107,11 @@ function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
     const ttfb = seq?.[svir];
     const passTtfb = seq?.[PASS_THROUGH];
     out.push({
-      target: 'TTFB ≤ pass-through + 0.5 ms',
+      target: `TTFB ≤ pass-through + ${TTFB_DELTA_MS} ms`,
       subject: svir,
-      measured: ttfb && passTtfb ? `+${(ttfb.ttfbMedianMs - passTtfb.ttfbMedianMs).toFixed(3)} ms` : '-',
-      limit: '+0.500 ms',
-      met: ttfb && passTtfb ? ttfb.ttfbMedianMs <= passTtfb.ttfbMedianMs + 0.5 : undefined,
+      measured: ttfb && passTtfb ? signedMs(ttfb.ttfbMedianMs - passTtfb.ttfbMedianMs) : '-',
+      limit: `+${TTFB_DELTA_MS.toFixed(3)} ms`,
+      met: ttfb && passTtfb ? ttfb.ttfbMedianMs <= passTtfb.ttfbMedianMs + TTFB_DELTA_MS : undefined,
     });
     const r = report.ratios[svir]?.vsPassThrough;
     const rps = r?.requestsPerSec;
@@ -133,24 +147,37 @@ function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
       met: cpu === undefined ? undefined : cpu <= 1.3,
     });
   }
+  const streams = report.openStreams?.targets;
+  const floor = streams?.[PASS_THROUGH];
+  for (const [name, measured] of Object.entries(streams ?? {})) {
+    if (name === PASS_THROUGH) continue;
+    const ratio = floor === undefined || floor.perStreamBytes === 0 ? undefined : measured.perStreamBytes / floor.perStreamBytes;
+    out.push({
+      target: `memory per open stream ≤ ${OPEN_STREAM_RATIO} × pass-through`,
+      subject: name,
+      measured: ratio === undefined ? '-' : `${ratio.toFixed(3)}× (${kb(measured.perStreamBytes)} KB)`,
+      limit: `≤ ${OPEN_STREAM_RATIO.toFixed(3)}×`,
+      met: ratio === undefined ? undefined : ratio <= OPEN_STREAM_RATIO && measured.failed === 0,
+    });
+  }
   const plain = report.normalizer?.scenarios.plain;
   out.push({
-    target: 'normalizer ≥ 250k chunks/s (plain)',
+    target: 'normalizer ≥ 1M chunks/s (plain, one core)',
     subject: 'normalize pipeline',
     measured: plain === undefined ? '-' : `${Math.round(plain.chunksPerSec).toLocaleString('en')} /s`,
-    limit: '≥ 250,000 /s',
-    met: plain === undefined ? undefined : plain.chunksPerSec >= 250_000,
+    limit: `≥ ${NORMALIZER_CHUNKS_PER_SEC.toLocaleString('en')} /s`,
+    met: plain === undefined ? undefined : plain.chunksPerSec >= NORMALIZER_CHUNKS_PER_SEC,
   });
   const mem = report.memory?.svir;
   out.push({
-    target: `${report.memory?.bodyMb ?? 50} MB image: peak RSS growth < 4 × body`,
+    target: `${report.memory?.bodyMb ?? 50} MB image: peak RSS growth < 4 × body (issue 8)`,
     subject: 'svir-openai',
     measured: mem === undefined ? '-' : `${mem.growthRatio.toFixed(2)}×`,
     limit: '< 4.00×',
     met: mem === undefined ? undefined : mem.ok && mem.growthRatio < 4,
   });
   out.push({
-    target: 'idle RSS < 80 MB',
+    target: 'idle RSS < 80 MB (issue 8)',
     subject: 'svir-openai',
     measured: mem === undefined ? '-' : `${(mem.idleRssBytes / 1e6).toFixed(1)} MB`,
     limit: '< 80 MB',
@@ -188,6 +215,9 @@ function table(headers: readonly string[], rows: readonly (readonly string[])[])
 
 const ms = (x: number): string => x.toFixed(3);
 const mb = (x: number): string => (x / 1e6).toFixed(1);
+function kb(x: number): string {
+  return (x / 1e3).toFixed(1);
+}
 
 export function formatReport(report: BenchReport): string {
   const out: string[] = [];
@@ -261,13 +291,33 @@ export function formatReport(report: BenchReport): string {
       ),
     );
   }
+  if (report.openStreams !== undefined) {
+    const o = report.openStreams;
+    const floor = o.targets[PASS_THROUGH]?.perStreamBytes;
+    out.push('', `Open streams: ${o.streams} at once, ${o.chunks} chunks ${o.chunkDelayMs} ms apart; peak RSS over idle ÷ streams`);
+    out.push(
+      table(
+        ['target', 'route', 'most open', 'idle MB', 'peak MB', 'KB/stream', '÷ pass-through', 'failed'],
+        Object.entries(o.targets).map(([name, t]) => [
+          name,
+          t.route,
+          String(t.maxOpen),
+          mb(t.idleRssBytes),
+          mb(t.peakRssBytes),
+          kb(t.perStreamBytes),
+          floor === undefined || floor === 0 ? '-' : (t.perStreamBytes / floor).toFixed(3),
+          String(t.failed),
+        ]),
+      ),
+    );
+  }
   const ratioRows = Object.entries(report.ratios).flatMap(([svir, r]) => [
     [svir, '÷ direct', ...ratioCells(r.vsDirect)],
     [svir, '÷ pass-through', ...ratioCells(r.vsPassThrough)],
   ]);
   out.push('', 'Ratios');
   out.push(table(['target', 'against', 'req/s', 'p50', 'p99', 'CPU/req load', 'CPU/req seq', 'TTFB', 'TTFB Δ ms'], ratioRows));
-  out.push('', 'Targets (issue 8)');
+  out.push('', 'Targets (issue 15; memory of issue 8)');
   out.push(
     table(
       ['target', 'subject', 'measured', 'limit', 'verdict'],

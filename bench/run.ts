@@ -1,35 +1,44 @@
 /**
- * `npm run bench`: every benchmark of issue 8 in one run, each server in a child process of its
- * own (CPU time and RSS are read from inside each), load runs interleaved A B C D / D C B A so
- * the machine's drift cancels, then the table and the JSON in bench/results/.
+ * `npm run bench`: every benchmark of issues 8 and 15 in one run, each server in a child process
+ * of its own (CPU time and RSS are read from inside each), load runs interleaved A B C D / D C B
+ * A so the machine's drift cancels, then the table and the JSON in bench/results/.
  *
- * Targets: the mock directly (`direct`), the bare pass-through (the floor), and svir with the
- * mock as an `openai` backend and as a `llamacpp` backend. Loopback only; every child exits by
- * itself after a bounded lifetime, and a watchdog ends the whole run if it overstays.
+ * Targets: the mock directly (`direct`), the bare pass-through (the floor), svir with the mock
+ * as an `openai` backend and as a `llamacpp` backend, and svir's Responses route when the build
+ * has it. Loopback only; every child exits by itself after a bounded lifetime, and a watchdog
+ * ends the whole run if it overstays.
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { runLoad } from './load.js';
 import { runMemoryBench, type MemoryResult } from './memory-50mb.js';
 import { runNormalizerBench, type NormalizerResult } from './normalizer.js';
+import { hasRoute, runOpenStreamsBench, type OpenStreamsResult } from './open-streams.js';
 import { readOptions, type BenchOptions } from './options.js';
-import { buildReport, CANDIDATE, DIRECT, formatReport, PASS_THROUGH, writeReport, type LoadSummary } from './report.js';
-import { chatRequestBody } from './request-body.js';
+import { buildReport, CANDIDATE, DIRECT, formatReport, PASS_THROUGH, SVIR_RESPONSES, writeReport, type LoadSummary } from './report.js';
+import { CHAT_ROUTE, RESPONSES_ROUTE, type BenchRoute } from './routes.js';
 import { median, runSequential, type SequentialResult } from './sequential.js';
 import type { LoadResult } from './load.js';
 import { spawnTarget, type TargetProcess } from './target-process.js';
 
+/** A load target: a server process and the route its requests go to. */
+interface Target {
+  process: TargetProcess;
+  route: BenchRoute;
+}
+
 /** Load targets by name, in their order of the first round. */
-type Targets = Map<string, TargetProcess>;
+type Targets = Map<string, Target>;
 
 /** A generous bound on the whole run, from its settings: past it the run is stopped. */
 function budgetMs(o: BenchOptions): number {
-  const count = o.candidate === undefined ? 4 : 5;
+  const count = o.candidate === undefined ? 5 : 6;
   const load = o.sections.includes('load') ? (o.rounds + 1) * count * (o.durationS + 5) * 1000 : 0;
   const seq = o.sections.includes('sequential') ? (o.samples + o.warmup) * count * 100 : 0;
   const micro = o.sections.includes('normalizer') ? o.microS * 3 * 4 * 1000 + 30_000 : 0;
   const memory = o.sections.includes('memory') ? 120_000 : 0;
-  return 60_000 + load + seq + micro + memory;
+  const streams = o.sections.includes('streams') ? 3 * (60_000 + o.chunks * o.streamDelayMs * 2) : 0;
+  return 60_000 + load + seq + micro + memory + streams;
 }
 
 async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started: TargetProcess[]): Promise<Targets> {
@@ -57,11 +66,15 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
   );
   started.push(svirLlamacpp);
   const targets: Targets = new Map([
-    [DIRECT, mock],
-    [PASS_THROUGH, pass],
-    ['svir-openai', svirOpenai],
-    ['svir-llamacpp', svirLlamacpp],
+    [DIRECT, { process: mock, route: CHAT_ROUTE }],
+    [PASS_THROUGH, { process: pass, route: CHAT_ROUTE }],
+    ['svir-openai', { process: svirOpenai, route: CHAT_ROUTE }],
+    ['svir-llamacpp', { process: svirLlamacpp, route: CHAT_ROUTE }],
   ]);
+  // The Responses route over the same chat pipeline, in the svir-openai process (its CPU time is
+  // read around its own runs); a build without the route leaves it out.
+  if (await hasRoute(svirOpenai.port, RESPONSES_ROUTE)) targets.set(SVIR_RESPONSES, { process: svirOpenai, route: RESPONSES_ROUTE });
+  else process.stderr.write(`${SVIR_RESPONSES}: not measured (no ${RESPONSES_ROUTE.path} in this build)\n`);
   if (o.candidate !== undefined) {
     const candidate = await spawnTarget(
       CANDIDATE,
@@ -69,7 +82,7 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
       { maxLifetimeMs, cpuProfDir },
     );
     started.push(candidate);
-    targets.set(CANDIDATE, candidate);
+    targets.set(CANDIDATE, { process: candidate, route: CHAT_ROUTE });
   }
   return targets;
 }
@@ -80,12 +93,11 @@ const cpuUs = (s: { userUs: number; systemUs: number }): number => s.userUs + s.
 async function warmUp(o: BenchOptions, targets: Targets): Promise<void> {
   for (const [name, target] of targets) {
     process.stderr.write(`warm-up ${name}\n`);
-    await runLoad({ port: target.port, body: chatRequestBody(), connections: o.connections, durationS: Math.min(2, o.durationS) });
+    await runLoad({ port: target.process.port, route: target.route, connections: o.connections, durationS: Math.min(2, o.durationS) });
   }
 }
 
 async function loadSection(o: BenchOptions, targets: Targets, mock: TargetProcess): Promise<Record<string, LoadSummary>> {
-  const body = chatRequestBody();
   const names = [...targets.keys()];
   const runs = new Map<string, { results: LoadResult[]; cpuUs: number; mockCpuUs: number }>(
     names.map((t) => [t, { results: [], cpuUs: 0, mockCpuUs: 0 }]),
@@ -96,10 +108,10 @@ async function loadSection(o: BenchOptions, targets: Targets, mock: TargetProces
       const target = targets.get(name);
       const run = runs.get(name);
       if (target === undefined || run === undefined) continue;
-      const before = await target.stats();
+      const before = await target.process.stats();
       const mockBefore = await mock.stats();
-      const result = await runLoad({ port: target.port, body, connections: o.connections, durationS: o.durationS });
-      const after = await target.stats();
+      const result = await runLoad({ port: target.process.port, route: target.route, connections: o.connections, durationS: o.durationS });
+      const after = await target.process.stats();
       const mockAfter = await mock.stats();
       run.results.push(result);
       run.cpuUs += cpuUs(after) - cpuUs(before);
@@ -116,7 +128,7 @@ async function loadSection(o: BenchOptions, targets: Targets, mock: TargetProces
     const run = runs.get(name);
     if (target === undefined || run === undefined) continue;
     const completed = run.results.reduce((sum, r) => sum + r.completed, 0);
-    const stats = await target.stats();
+    const stats = await target.process.stats();
     out[name] = {
       rounds: run.results,
       requestsPerSec: median(run.results.map((r) => r.requestsPerSec)),
@@ -146,34 +158,43 @@ async function main(): Promise<void> {
   let sequential: Record<string, SequentialResult> | undefined;
   let normalizer: NormalizerResult | undefined;
   let memory: MemoryResult | undefined;
+  let openStreams: OpenStreamsResult | undefined;
 
   try {
     if (o.sections.includes('load') || o.sections.includes('sequential')) {
       const targets = await startLoadTargets(o, maxLifetimeMs, started);
-      const mock = targets.get(DIRECT);
+      const mock = targets.get(DIRECT)?.process;
       if (mock === undefined) throw new Error('no mock');
       await warmUp(o, targets);
       if (o.sections.includes('sequential')) {
         process.stderr.write(`sequential: ${o.samples} requests per target\n`);
         const cpuBefore = new Map<string, number>();
-        const seq = await runSequential(
-          [...targets].map(([name, t]) => ({ name, port: t.port })),
-          {
-            body: chatRequestBody(),
-            samples: o.samples,
-            warmup: o.warmup,
-            beforeMeasure: async () => {
-              for (const [name, t] of targets) cpuBefore.set(name, cpuUs(await t.stats()));
+        // The Responses target shares svir-openai's process, so its CPU time cannot be told
+        // apart request by request here: it takes its turns on its own, after the rest.
+        const shared = [...targets].filter(([name]) => name === SVIR_RESPONSES);
+        const own = [...targets].filter(([name]) => name !== SVIR_RESPONSES);
+        const seq = new Map<string, SequentialResult>();
+        for (const group of [own, shared]) {
+          if (group.length === 0) continue;
+          const results = await runSequential(
+            group.map(([name, t]) => ({ name, port: t.process.port, route: t.route })),
+            {
+              samples: o.samples,
+              warmup: o.warmup,
+              beforeMeasure: async () => {
+                for (const [name, t] of group) cpuBefore.set(name, cpuUs(await t.process.stats()));
+              },
             },
-          },
-        );
-        for (const [name, t] of targets) {
-          const result = seq.get(name);
-          const before = cpuBefore.get(name);
-          if (result === undefined || before === undefined || result.samples === 0) continue;
-          // The mock answered every target's requests: its share per request is over all of them.
-          const served = name === DIRECT ? result.samples * targets.size : result.samples;
-          result.cpuUsPerRequest = (cpuUs(await t.stats()) - before) / served;
+          );
+          for (const [name, t] of group) {
+            const result = results.get(name);
+            const before = cpuBefore.get(name);
+            if (result === undefined || before === undefined || result.samples === 0) continue;
+            // The mock answered every target's requests: its share per request is over all of them.
+            const served = name === DIRECT ? result.samples * group.length : result.samples;
+            result.cpuUsPerRequest = (cpuUs(await t.process.stats()) - before) / served;
+            seq.set(name, result);
+          }
         }
         sequential = Object.fromEntries(seq);
       }
@@ -194,6 +215,17 @@ async function main(): Promise<void> {
       process.stderr.write(`memory: one ${o.memoryBodyMb} MB image request\n`);
       memory = await runMemoryBench({ bodyMb: o.memoryBodyMb, svirFrom: o.svirFrom, svirEntry: o.svirEntry, logLevel: o.logLevel });
     }
+    if (o.sections.includes('streams')) {
+      process.stderr.write(`open streams: ${o.streams} concurrent slow streams per target\n`);
+      openStreams = await runOpenStreamsBench({
+        streams: o.streams,
+        chunkDelayMs: o.streamDelayMs,
+        chunks: o.chunks,
+        svirFrom: o.svirFrom,
+        svirEntry: o.svirEntry,
+        logLevel: o.logLevel,
+      });
+    }
   } finally {
     await Promise.all(started.map((t) => t.stop()));
   }
@@ -204,6 +236,7 @@ async function main(): Promise<void> {
     ...(sequential === undefined ? {} : { sequential }),
     ...(normalizer === undefined ? {} : { normalizer }),
     ...(memory === undefined ? {} : { memory }),
+    ...(openStreams === undefined ? {} : { openStreams }),
   });
   console.log(formatReport(report));
   const file = await writeReport(report, o.resultsDir);

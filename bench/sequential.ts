@@ -5,6 +5,7 @@
  */
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { BenchRoute } from './routes.js';
 
 export interface Timing {
   ttfbMs: number;
@@ -16,6 +17,7 @@ export interface Timing {
 export interface SequentialTarget {
   name: string;
   port: number;
+  route: BenchRoute;
 }
 
 export interface SequentialResult {
@@ -28,35 +30,33 @@ export interface SequentialResult {
    * `direct` it is the mock's, which served every target's requests alike.
    */
   cpuUsPerRequest?: number;
-  /** Responses that were not 200 or did not end with `data: [DONE]`. */
+  /** Responses that were not 200 or did not end as a whole answer of their route. */
   failures: number;
   samples: number;
 }
 
-const FIRST_TEXT = /"content":"[^"]/;
-
-function once(agent: Agent, port: number, body: string): Promise<Timing & { ok: boolean }> {
+function once(agent: Agent, port: number, route: BenchRoute): Promise<Timing & { ok: boolean }> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
     let ttfb = -1;
     let ttft = -1;
-    let tail = '';
+    let text = '';
     const req = request(
       {
         host: '127.0.0.1',
         port,
         method: 'POST',
-        path: '/v1/chat/completions',
+        path: route.path,
         agent,
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(body) },
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(route.body) },
       },
       (res) => {
         res.on('data', (chunk: Buffer) => {
           const now = performance.now() - start;
           if (ttfb < 0) ttfb = now;
-          const text = tail + chunk.toString('latin1');
-          if (ttft < 0 && FIRST_TEXT.test(text)) ttft = now;
-          tail = text.slice(-32);
+          // The whole body is kept (some 10 KB): a Responses answer's last event is long.
+          text += chunk.toString('latin1');
+          if (ttft < 0 && route.firstText.test(text.slice(-chunk.length - 32))) ttft = now;
         });
         res.on('end', () => {
           const totalMs = performance.now() - start;
@@ -64,7 +64,7 @@ function once(agent: Agent, port: number, body: string): Promise<Timing & { ok: 
             ttfbMs: ttfb < 0 ? totalMs : ttfb,
             ttftMs: ttft < 0 ? totalMs : ttft,
             totalMs,
-            ok: res.statusCode === 200 && tail.endsWith('data: [DONE]\n\n'),
+            ok: res.statusCode === 200 && route.complete(text),
           });
         });
         res.on('error', reject);
@@ -72,7 +72,7 @@ function once(agent: Agent, port: number, body: string): Promise<Timing & { ok: 
     );
     req.setTimeout(10_000, () => req.destroy(new Error('sequential request timed out')));
     req.on('error', reject);
-    req.end(body);
+    req.end(route.body);
   });
 }
 
@@ -85,7 +85,7 @@ export function median(values: readonly number[]): number {
 
 export async function runSequential(
   targets: readonly SequentialTarget[],
-  options: { body: string; samples: number; warmup: number; beforeMeasure?: () => Promise<void> },
+  options: { samples: number; warmup: number; beforeMeasure?: () => Promise<void> },
 ): Promise<Map<string, SequentialResult>> {
   const agents = new Map(targets.map((t) => [t.name, new Agent({ keepAlive: true, maxSockets: 1 })]));
   const timings = new Map<string, Timing[]>(targets.map((t) => [t.name, []]));
@@ -96,7 +96,7 @@ export async function runSequential(
       const target = targets[(i + k) % targets.length];
       const agent = target === undefined ? undefined : agents.get(target.name);
       if (target === undefined || agent === undefined) continue;
-      const timing = await once(agent, target.port, options.body);
+      const timing = await once(agent, target.port, target.route);
       if (!timing.ok) failures.set(target.name, (failures.get(target.name) ?? 0) + 1);
       if (record) timings.get(target.name)?.push(timing);
     }

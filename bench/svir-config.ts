@@ -1,8 +1,9 @@
 /**
  * The config file svir runs with in the benchmarks: one backend, the mock, of the type under
- * test, every other setting at its default (log level aside). Concurrency is raised to above
- * the load's connection count so that svir's per-backend queue (a deliberate limit in front of
- * a real model server) does not throttle a mock that answers at once.
+ * test, every other setting at its default (log level aside). Concurrency is raised above the
+ * load's connection count and the open-streams measure's 1,000 streams, so that svir's
+ * per-backend queue (a deliberate limit in front of a real model server) does not throttle a
+ * mock that answers at once.
  */
 import { configSchema, type ConfigInput } from '../src/config/schema.js';
 
@@ -25,7 +26,8 @@ export function svirBenchConfig(options: {
         url: options.upstream,
         models: [BENCH_MODEL],
         vision: true,
-        maxConcurrent: 256,
+        // Above the 1,000 concurrent streams of the memory-per-stream measure.
+        maxConcurrent: 2048,
         maxQueue: 1024,
       },
     ],

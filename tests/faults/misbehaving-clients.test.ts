@@ -257,7 +257,9 @@ describe('a thousand streams at once', () => {
       await agent.close();
     }
     await expectServing();
-  });
+    // A thousand streams take 5 s on an idle machine and over 15 s on a loaded one: the bound
+    // is the test's patience, not a speed claim (speed lives in bench/).
+  }, 90_000);
 });
 
 describe('afterwards', () => {
@@ -265,5 +267,5 @@ describe('afterwards', () => {
     await svir.close();
     await upstream.close();
     expect(await waitForResourcesBack(baseline)).toEqual({});
-  });
+  }, 60_000);
 });

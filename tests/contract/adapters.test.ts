@@ -9,6 +9,7 @@ import { startLlamaCppServer } from '../fakes/llamacpp-server.js';
 import { startLmStudioServer } from '../fakes/lmstudio-server.js';
 import { startMlxLmServer } from '../fakes/mlx-lm-server.js';
 import { startMlxVlmServer } from '../fakes/mlx-vlm-server.js';
+import { startOllamaServer } from '../fakes/ollama-server.js';
 import { sse, startScriptedUpstream, type RecordedRequest, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startVllmServer } from '../fakes/vllm-server.js';
 import { expectContractStream, expectErrorShape } from './harness/contract-stream.js';
@@ -28,6 +29,7 @@ let llamaVision: ScriptedUpstream;
 let vllm: ScriptedUpstream;
 let mlxlm: ScriptedUpstream;
 let mlxvlm: ScriptedUpstream;
+let ollama: ScriptedUpstream;
 const azures = new Map<string, ScriptedUpstream>();
 
 const KEYS = { plain: 'sk-plain-0001', lms: 'lms-key-0002', llama: 'llama-key-0003', vllm: 'vllm-key-0004', azure: 'azure-key-0005' };
@@ -43,6 +45,7 @@ beforeAll(async () => {
   vllm = await startVllmServer({ servedModelName: 'qwen3.8' });
   mlxlm = await startMlxLmServer({ modelPath: '/Users/me/mlx-lm/Qwen' });
   mlxvlm = await startMlxVlmServer({ modelPath: '/Users/me/mlx-vlm/Qwen' });
+  ollama = await startOllamaServer();
   for (const mode of FILTER_MODES) azures.set(mode, await startAzureServer({ apiKey: KEYS.azure, deployments: [`dep-${mode}`], filter: mode }));
   const azureBackends = FILTER_MODES.map(
     (mode, i) =>
@@ -62,6 +65,7 @@ beforeAll(async () => {
     `  - {name: vllm, type: vllm, url: "${vllm.url}/v1", apiKey: "${KEYS.vllm}"}`,
     `  - {name: mlxlm, type: mlx-lm, url: "${mlxlm.url}"}`,
     `  - {name: mlxvlm, type: mlx-vlm, url: "${mlxvlm.url}/v1"}`,
+    `  - {name: ollama, type: ollama, url: "${ollama.url}/v1"}`,
     ...azureBackends,
   ].join('\n');
   svir = await startSvirProcess({ config, env: { AZ_KEY: KEYS.azure } });
@@ -69,7 +73,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await svir?.stop();
-  await Promise.all([open, plain, lms, lmsSchema, llama, llamaVision, vllm, mlxlm, mlxvlm, ...azures.values()].map((s) => s?.close()));
+  await Promise.all([open, plain, lms, lmsSchema, llama, llamaVision, vllm, mlxlm, mlxvlm, ollama, ...azures.values()].map((s) => s?.close()));
 });
 
 const user = (content: unknown): Json => ({ role: 'user', content });
@@ -94,6 +98,7 @@ const TARGETS: Target[] = [
   { backend: 'mlxlm', model: '/Users/me/mlx-lm/Qwen', server: () => mlxlm, path: '/v1/chat/completions', reasoningKey: 'reasoning' },
   { backend: 'mlxvlm', model: '/Users/me/mlx-vlm/Qwen', server: () => mlxvlm, path: '/v1/chat/completions', reasoningKey: 'reasoning_content' },
   { backend: 'az-default', model: 'dep-default', server: () => azures.get('default') as ScriptedUpstream, path: '/openai/v1/chat/completions', reasoningKey: null },
+  { backend: 'ollama', model: 'qwen3:8b', server: () => ollama, path: '/v1/chat/completions', reasoningKey: 'reasoning' },
 ];
 
 /** Sends a request and returns the client's answer and what the server received. */
@@ -416,6 +421,27 @@ describe('D§5 mlx-vlm', () => {
     const result = expectContractStream(answer.text, { model: '/Users/me/mlx-vlm/Qwen', includeUsage: true });
     expect(result.reasoning).toBe('The user wants me to count from one to five.');
     expect(answer.text).not.toContain('timings');
+  });
+});
+
+describe('D§5 ollama', () => {
+  const ollamaTarget = (): Target => TARGETS[7] as Target;
+
+  it('every call at index: 0 → separate calls, each with its id, whole name and arguments', async () => {
+    const { answer } = await through(ollamaTarget(), { messages: [user('Open lockers 4 and 7')], tools: [lockerTool] });
+    const result = expectContractStream(answer.text, { model: 'qwen3:8b' });
+    expect(result.calls.map((call) => [call.name, call.arguments])).toEqual([
+      ['open_locker', '{"number":4}'],
+      ['open_locker', '{"number":7}'],
+    ]);
+    expect(new Set(result.calls.map((call) => call.id)).size).toBe(2);
+  });
+
+  it('`reasoning` → reasoning_content; its "content": "" beside it is no content', async () => {
+    const { answer } = await through(ollamaTarget(), { messages: [user('count')], stream_options: { include_usage: true } });
+    const result = expectContractStream(answer.text, { model: 'qwen3:8b', includeUsage: true });
+    expect(result.reasoning).toBe('The user wants me to count from one to five.');
+    expect(result.content).toBe('One, two, three, four, five.');
   });
 });
 

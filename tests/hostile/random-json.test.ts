@@ -19,6 +19,7 @@ const BACKENDS = [
   ['vllm', 'vl'],
   ['mlx-lm', 'ml'],
   ['mlx-vlm', 'mv'],
+  ['ollama', 'ol'],
   ['azure', 'az'],
 ] as const;
 const MODELS = BACKENDS.map(([, model]) => model);

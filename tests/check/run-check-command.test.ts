@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheckCommand } from '../../src/check/run-check-command.js';
 import { CHECK_FEATURES } from '../../src/check/check-probes.js';
+import { startOllamaServer } from '../fakes/ollama-server.js';
 import { sse, startScriptedUpstream, type ScriptedResponse, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> => ({
@@ -221,6 +222,29 @@ describe('svir check', () => {
     expect(run.status).toBe(1);
     expect(row(run.out, 'broken')['stream']).toBe('failed');
     expect(run.out).toMatch(/unusable: a plain streamed request fails: 502 upstream_error/);
+  });
+
+  it('probes Ollama like the other types: a thinking model takes everything, one that cannot think is retried without the effort', async () => {
+    const thinker = await startOllamaServer();
+    const plain = await startOllamaServer({ models: [{ name: 'llama3.2:latest', tools: true }, { name: 'nomic-embed-text:latest', embedding: true }] });
+    upstreams.push(thinker, plain);
+    const run = await check(`backends:\n  - name: ol\n    type: ollama\n    url: ${thinker.url}\n  - name: ol-plain\n    type: ollama\n    url: ${plain.baseUrl}\n`);
+    expect(run.err).toBe('');
+    expect(run.status).toBe(0);
+    const ol = row(run.out, 'ol');
+    expect(ol['state']).toBe('up');
+    // qwen3, llama3.2 and deepseek-v2; the embedding model is not a chat model.
+    expect(ol['models']).toBe('3');
+    for (const feature of CHECK_FEATURES) expect(ol[feature], feature).toBe('yes');
+    expect(run.out).toContain('probed with qwen3:8b');
+    const olPlain = row(run.out, 'ol-plain');
+    expect(olPlain['models']).toBe('1');
+    expect(olPlain['reasoning_effort']).toBe('retried');
+    expect(run.out).toContain('retried without reasoning_effort (the model does not reason)');
+    // What svir rewrites for Ollama is known without the server.
+    expect(run.out).toContain('tool_choice function "open_locker": only that tool offered (a call is not forced)');
+    expect(run.out).toContain('tool_choice "none": tools not sent');
+    expect(run.out).toContain('reasoning sent back as reasoning');
   });
 
   it('refuses a bad config with every bad path, and exits 2 before probing anything', async () => {

@@ -3,12 +3,14 @@
  * (status and body): what svir's end-to-end tests then show it handles.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startAzureServer } from '../fakes/azure-server.js';
 import { startLlamaCppServer } from '../fakes/llamacpp-server.js';
 import { startLmStudioServer } from '../fakes/lmstudio-server.js';
 import { startMlxLmServer } from '../fakes/mlx-lm-server.js';
 import { startMlxVlmServer } from '../fakes/mlx-vlm-server.js';
+import { OLLAMA_CONTEXT_MESSAGE, startOllamaServer } from '../fakes/ollama-server.js';
 import { startVllmServer } from '../fakes/vllm-server.js';
 import { lockerTool, PNG_DATA_URL } from './chat.js';
 
@@ -174,6 +176,65 @@ describe('fake mlx-vlm', () => {
     const ok = await post(chatPath, { model: 'm', messages: say('Say hello'), max_tokens: 10, reasoning_effort: 'low' });
     expect(ok.text).toMatch(/"reasoning_content":"([^"]+)","reasoning":"\1"/);
     expect(ok.text).toContain('"tool_call_id":null');
+  });
+});
+
+describe('fake Ollama', () => {
+  const ollamaError = (message: string, type = 'invalid_request_error') => ({ error: { message, type, param: null, code: null } });
+
+  it('lists name:tag ids, and data: null with no model pulled', async () => {
+    upstream = await startOllamaServer();
+    const listed = z.object({ data: z.array(z.object({ id: z.string() })) }).parse(await fetch(`${upstream.url}/v1/models`).then((response) => response.json()));
+    expect(listed.data.map((model) => model.id)).toEqual(['qwen3:8b', 'llama3.2:latest', 'deepseek-v2:16b', 'nomic-embed-text:latest']);
+    await upstream.close();
+    upstream = await startOllamaServer({ models: [] });
+    expect(await fetch(`${upstream.url}/v1/models`).then((response) => response.json())).toEqual({ object: 'list', data: null });
+  });
+
+  it('refuses in its error shape: unknown model 404, effort for a model that cannot think, tools for one without, http images, an effort its release does not list', async () => {
+    upstream = await startOllamaServer();
+    const missing = await post(chatPath, { model: 'mistral:7b', messages: say('hi') });
+    expect(missing.status).toBe(404);
+    expect(JSON.parse(missing.text)).toEqual(ollamaError("model 'mistral:7b' not found", 'not_found_error'));
+    const think = await post(chatPath, { model: 'llama3.2:latest', messages: say('hi'), reasoning_effort: 'low' });
+    expect(JSON.parse(think.text)).toEqual(ollamaError('"llama3.2:latest" does not support thinking'));
+    expect((await post(chatPath, { model: 'llama3.2:latest', messages: say('hi'), reasoning_effort: 'none' })).status).toBe(200);
+    const tools = await post(chatPath, { model: 'deepseek-v2:16b', messages: say('Open locker 4'), tools: [lockerTool] });
+    expect(JSON.parse(tools.text)).toEqual(ollamaError('registry.ollama.ai/library/deepseek-v2:16b does not support tools'));
+    const http = await post(chatPath, { model: 'qwen3:8b', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.invalid/a.png' } }] }] });
+    expect(JSON.parse(http.text)).toEqual(ollamaError('image URLs are not currently supported, please use base64 encoded data instead'));
+    expect((await post(chatPath, { model: 'qwen3:8b', messages: image })).status).toBe(200);
+    await upstream.close();
+    upstream = await startOllamaServer({ legacyEfforts: true });
+    const xhigh = await post(chatPath, { model: 'qwen3:8b', messages: say('hi'), reasoning_effort: 'xhigh' });
+    expect(JSON.parse(xhigh.text)).toEqual(ollamaError('invalid reasoning value: \'xhigh\' (must be "high", "medium", "low", or "none")'));
+  });
+
+  it('reads no tool_choice, sends each call whole at index 0, reasoning as `reasoning` beside content ""', async () => {
+    upstream = await startOllamaServer();
+    const none = await post(chatPath, { model: 'qwen3:8b', messages: say('Open lockers 4 and 7'), tools: [lockerTool], tool_choice: 'none' });
+    expect(none.text).toContain('"role":"assistant","content":"","reasoning":"The us"');
+    const calls = [...none.text.matchAll(/"tool_calls":\[\{"id":"(call_\w+)","index":(\d)/g)].map((match) => [match[1], match[2]]);
+    expect(calls).toEqual([
+      ['call_k3v9x2qa', '0'],
+      ['call_m7p1d4zr', '0'],
+    ]);
+    expect(none.text).toContain('"finish_reason":"tool_calls"');
+  });
+
+  it('shortens a prompt over num_ctx silently, or refuses it for a model that cannot shift; loses an error inside the stream', async () => {
+    upstream = await startOllamaServer({ numCtx: 100 });
+    const long = [{ role: 'user', content: 'y'.repeat(300) }, { role: 'assistant', content: 'OK.' }, { role: 'user', content: 'Say hello' }];
+    const shortened = await post(chatPath, { model: 'qwen3:8b', messages: long });
+    expect(shortened.status).toBe(200);
+    expect(shortened.text).toMatch(/"usage":\{"prompt_tokens":(\d{1,2}),/);
+    const refused = await post(chatPath, { model: 'deepseek-v2:16b', messages: long });
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.text)).toEqual(ollamaError(OLLAMA_CONTEXT_MESSAGE));
+    const lost = await post(chatPath, { model: 'qwen3:8b', messages: say('crash') });
+    expect(lost.status).toBe(200);
+    expect(lost.text).not.toContain('[DONE]');
+    expect(lost.text).not.toContain('finish_reason":"');
   });
 });
 

@@ -1,0 +1,352 @@
+/**
+ * Clean chat chunks → Responses stream events, and the response object they build. Pure and
+ * stateful: one instance per response, ids and clock injected. The same instance serves
+ * `stream: false` (its final `response()` is the answer), so both say the same.
+ *
+ * Events, in order (every `*.added` has its `*.done`; `sequence_number` counts from 0):
+ *   response.created, response.in_progress            (with the first chunk)
+ *   per output item, one after another:
+ *     reasoning  output_item.added, reasoning_summary_part.added, content_part.added (reasoning_text),
+ *                { reasoning_summary_text.delta, reasoning_text.delta }*,
+ *                reasoning_summary_text.done, reasoning_summary_part.done, reasoning_text.done,
+ *                content_part.done, output_item.done
+ *     message    output_item.added, per part: content_part.added, output_text.delta* | refusal.delta*,
+ *                output_text.done | refusal.done, content_part.done; then output_item.done
+ *     call       output_item.added, function_call_arguments.delta*, function_call_arguments.done,
+ *                output_item.done
+ *   response.completed | response.incomplete | response.failed
+ * The reasoning text goes out in both forms on the one item: as its summary (the AI SDK shows
+ * reasoning from the summary only) and as reasoning_text content (Codex and the openai SDK read it).
+ */
+import type { CleanChunk, FinishReason } from '../normalize/clean-chunk.js';
+import type { Usage } from '../normalize/parts.js';
+import type {
+  FunctionCallOutputItem,
+  ItemStatus,
+  MessageOutputItem,
+  OutputItem,
+  OutputTextPart,
+  ReasoningOutputItem,
+  RefusalPart,
+  ResponseEcho,
+  ResponseObject,
+  ResponsesEvent,
+} from './response-object.js';
+import type { ToolOrigin } from './to-chat-tools.js';
+import { toResponseUsage } from './to-response-usage.js';
+
+export interface ResponsesTranslatorInit {
+  /** `resp_…`. */
+  id: string;
+  /** The model string the client sent. */
+  model: string;
+  echo: ResponseEcho;
+  /** Chat tool name → the client's name and namespace (flattened namespace tools). */
+  origins: ReadonlyMap<string, ToolOrigin>;
+  /** The delta key reasoning arrives under (config `reasoning.field`). */
+  reasoningField: string;
+}
+
+export interface ResponsesTranslatorDeps {
+  /** A fresh item id: `msg_…`, `rs_…` or `fc_…`. */
+  makeItemId(kind: 'msg' | 'rs' | 'fc'): string;
+  /** ms since the epoch. */
+  now(): number;
+}
+
+export interface ResponseError {
+  code: string | null;
+  message: string;
+}
+
+export interface ResponsesTranslator {
+  /** Events for one clean chunk; the first chunk opens the response (created, in_progress). */
+  push(chunk: CleanChunk): ResponsesEvent[];
+  /** The clean stream completed: the open item closes, then response.completed or response.incomplete. */
+  finish(): ResponsesEvent[];
+  /** The stream failed: the open item closes as incomplete, then response.failed with the error. */
+  fail(error: ResponseError): ResponsesEvent[];
+  /** Whether the response was opened (its first events produced). */
+  started(): boolean;
+  /** The response as it stands (a copy): the final one after finish or fail. */
+  response(): ResponseObject;
+}
+
+export function createResponsesTranslator(init: ResponsesTranslatorInit, deps: ResponsesTranslatorDeps): ResponsesTranslator {
+  return new Translator(init, deps);
+}
+
+interface OpenReasoning {
+  kind: 'reasoning';
+  index: number;
+  id: string;
+  text: string[];
+}
+
+interface OpenPart {
+  kind: 'text' | 'refusal';
+  index: number;
+  text: string[];
+}
+
+interface OpenMessage {
+  kind: 'message';
+  index: number;
+  id: string;
+  parts: (OutputTextPart | RefusalPart)[];
+  part: OpenPart | undefined;
+}
+
+interface OpenCall {
+  kind: 'call';
+  index: number;
+  id: string;
+  /** The call's index in the chat stream. */
+  chatIndex: number;
+  callId: string;
+  name: string;
+  namespace: string | undefined;
+  args: string[];
+}
+
+type OpenItem = OpenReasoning | OpenMessage | OpenCall;
+
+const CUT_REASONS: Partial<Record<FinishReason, 'max_output_tokens' | 'content_filter'>> = {
+  length: 'max_output_tokens',
+  content_filter: 'content_filter',
+};
+
+class Translator implements ResponsesTranslator {
+  private readonly init: ResponsesTranslatorInit;
+  private readonly deps: ResponsesTranslatorDeps;
+  private readonly createdAt: number;
+  private sequence = 0;
+  private opened = false;
+  private ended = false;
+  private open: OpenItem | undefined;
+  private readonly output: OutputItem[] = [];
+  private finishReason: FinishReason | undefined;
+  private usage: Usage | undefined;
+  private status: ResponseObject['status'] = 'in_progress';
+  private error: ResponseError | null = null;
+  private completedAt: number | undefined;
+  /** The events being produced by the current call. */
+  private out: ResponsesEvent[] = [];
+
+  constructor(init: ResponsesTranslatorInit, deps: ResponsesTranslatorDeps) {
+    this.init = init;
+    this.deps = deps;
+    this.createdAt = Math.floor(deps.now() / 1000);
+  }
+
+  started(): boolean {
+    return this.opened;
+  }
+
+  push(chunk: CleanChunk): ResponsesEvent[] {
+    this.out = [];
+    if (this.ended) return this.out;
+    this.start();
+    if (chunk.usage !== undefined) this.usage = chunk.usage;
+    const choice = chunk.choices[0];
+    if (choice !== undefined) {
+      const delta = choice.delta;
+      const reasoning = delta[this.init.reasoningField];
+      if (typeof reasoning === 'string' && reasoning.length > 0) this.reasoning(reasoning);
+      if (typeof delta.content === 'string' && delta.content.length > 0) this.text('text', delta.content);
+      if (typeof delta.refusal === 'string' && delta.refusal.length > 0) this.text('refusal', delta.refusal);
+      for (const piece of delta.tool_calls ?? []) this.call(piece.index, piece.id, piece.function.name, piece.function.arguments);
+      if (choice.finish_reason !== null) this.finishReason = choice.finish_reason;
+    }
+    return this.out;
+  }
+
+  finish(): ResponsesEvent[] {
+    this.out = [];
+    if (this.ended) return this.out;
+    this.start();
+    const cut = this.finishReason === undefined ? undefined : CUT_REASONS[this.finishReason];
+    this.close(cut === undefined ? 'completed' : 'incomplete');
+    this.ended = true;
+    this.status = cut === undefined ? 'completed' : 'incomplete';
+    if (cut === undefined) this.completedAt = Math.floor(this.deps.now() / 1000);
+    this.emit(cut === undefined ? 'response.completed' : 'response.incomplete', { response: this.response() });
+    return this.out;
+  }
+
+  fail(error: ResponseError): ResponsesEvent[] {
+    this.out = [];
+    if (this.ended) return this.out;
+    this.start();
+    this.close('incomplete');
+    this.ended = true;
+    this.status = 'failed';
+    this.error = { code: error.code, message: error.message };
+    this.emit('response.failed', { response: this.response() });
+    return this.out;
+  }
+
+  response(): ResponseObject {
+    const cut = this.status === 'incomplete' && this.finishReason !== undefined ? CUT_REASONS[this.finishReason] : undefined;
+    const response: ResponseObject = {
+      id: this.init.id,
+      object: 'response',
+      created_at: this.createdAt,
+      status: this.status,
+      model: this.init.model,
+      output: this.output.map(copyItem),
+      error: this.error === null ? null : { ...this.error },
+      incomplete_details: cut === undefined ? null : { reason: cut },
+      ...structuredClone(this.init.echo),
+    };
+    if (this.completedAt !== undefined) response.completed_at = this.completedAt;
+    if (this.usage !== undefined && this.ended) response.usage = toResponseUsage(this.usage);
+    return response;
+  }
+
+  private emit(type: string, fields: Record<string, unknown>): void {
+    this.out.push({ type, sequence_number: this.sequence++, ...fields });
+  }
+
+  private start(): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.emit('response.created', { response: this.response() });
+    this.emit('response.in_progress', { response: this.response() });
+  }
+
+  private reasoning(text: string): void {
+    let item = this.open;
+    if (item?.kind !== 'reasoning') {
+      this.close('completed');
+      item = { kind: 'reasoning', index: this.output.length, id: this.deps.makeItemId('rs'), text: [] };
+      this.open = item;
+      const at = { item_id: item.id, output_index: item.index };
+      this.emit('response.output_item.added', {
+        output_index: item.index,
+        item: { id: item.id, type: 'reasoning', status: 'in_progress', summary: [], content: [] },
+      });
+      this.emit('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } });
+      this.emit('response.content_part.added', { ...at, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+    }
+    item.text.push(text);
+    const at = { item_id: item.id, output_index: item.index };
+    this.emit('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: text });
+    this.emit('response.reasoning_text.delta', { ...at, content_index: 0, delta: text });
+  }
+
+  private text(kind: 'text' | 'refusal', text: string): void {
+    let item = this.open;
+    if (item?.kind !== 'message') {
+      this.close('completed');
+      item = { kind: 'message', index: this.output.length, id: this.deps.makeItemId('msg'), parts: [], part: undefined };
+      this.open = item;
+      this.emit('response.output_item.added', {
+        output_index: item.index,
+        item: { id: item.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] },
+      });
+    }
+    let part = item.part;
+    if (part?.kind !== kind) {
+      this.closePart(item);
+      part = { kind, index: item.parts.length, text: [] };
+      item.part = part;
+      this.emit('response.content_part.added', {
+        item_id: item.id,
+        output_index: item.index,
+        content_index: part.index,
+        part: kind === 'text' ? { type: 'output_text', text: '', annotations: [] } : { type: 'refusal', refusal: '' },
+      });
+    }
+    part.text.push(text);
+    const at = { item_id: item.id, output_index: item.index, content_index: part.index };
+    if (kind === 'text') this.emit('response.output_text.delta', { ...at, delta: text, logprobs: [] });
+    else this.emit('response.refusal.delta', { ...at, delta: text });
+  }
+
+  private call(chatIndex: number, callId: string | undefined, name: string | undefined, args: string): void {
+    let item = this.open;
+    if (item?.kind !== 'call' || item.chatIndex !== chatIndex || callId !== undefined) {
+      this.close('completed');
+      const chatName = name ?? '';
+      const origin = this.init.origins.get(chatName);
+      item = {
+        kind: 'call',
+        index: this.output.length,
+        id: this.deps.makeItemId('fc'),
+        chatIndex,
+        callId: callId ?? '',
+        name: origin?.name ?? chatName,
+        namespace: origin?.namespace,
+        args: [],
+      };
+      this.open = item;
+      this.emit('response.output_item.added', { output_index: item.index, item: callItem(item, 'in_progress', '') });
+    }
+    if (args.length === 0) return;
+    item.args.push(args);
+    this.emit('response.function_call_arguments.delta', { item_id: item.id, output_index: item.index, delta: args });
+  }
+
+  private closePart(item: OpenMessage): void {
+    const part = item.part;
+    if (part === undefined) return;
+    item.part = undefined;
+    const text = part.text.join('');
+    const at = { item_id: item.id, output_index: item.index, content_index: part.index };
+    let done: OutputTextPart | RefusalPart;
+    if (part.kind === 'text') {
+      done = { type: 'output_text', text, annotations: [] };
+      this.emit('response.output_text.done', { ...at, text, logprobs: [] });
+    } else {
+      done = { type: 'refusal', refusal: text };
+      this.emit('response.refusal.done', { ...at, refusal: text });
+    }
+    this.emit('response.content_part.done', { ...at, part: { ...done } });
+    item.parts.push(done);
+  }
+
+  /** Closes the open item with its done events; it joins the output. */
+  private close(status: ItemStatus): void {
+    const item = this.open;
+    if (item === undefined) return;
+    this.open = undefined;
+    let done: OutputItem;
+    if (item.kind === 'reasoning') {
+      const text = item.text.join('');
+      const at = { item_id: item.id, output_index: item.index };
+      this.emit('response.reasoning_summary_text.done', { ...at, summary_index: 0, text });
+      this.emit('response.reasoning_summary_part.done', { ...at, summary_index: 0, part: { type: 'summary_text', text } });
+      this.emit('response.reasoning_text.done', { ...at, content_index: 0, text });
+      this.emit('response.content_part.done', { ...at, content_index: 0, part: { type: 'reasoning_text', text } });
+      const reasoning: ReasoningOutputItem = {
+        id: item.id,
+        type: 'reasoning',
+        status,
+        summary: [{ type: 'summary_text', text }],
+        content: [{ type: 'reasoning_text', text }],
+      };
+      done = reasoning;
+    } else if (item.kind === 'message') {
+      this.closePart(item);
+      const message: MessageOutputItem = { id: item.id, type: 'message', role: 'assistant', status, content: item.parts };
+      done = message;
+    } else {
+      const args = item.args.join('');
+      this.emit('response.function_call_arguments.done', { item_id: item.id, output_index: item.index, name: item.name, arguments: args });
+      done = callItem(item, status, args);
+    }
+    this.output.push(done);
+    this.emit('response.output_item.done', { output_index: item.index, item: copyItem(done) });
+  }
+}
+
+function callItem(item: OpenCall, status: ItemStatus, args: string): FunctionCallOutputItem {
+  const call: FunctionCallOutputItem = { id: item.id, type: 'function_call', status, call_id: item.callId, name: item.name, arguments: args };
+  if (item.namespace !== undefined) call.namespace = item.namespace;
+  return call;
+}
+
+function copyItem(item: OutputItem): OutputItem {
+  return structuredClone(item);
+}

@@ -1,0 +1,29 @@
+/**
+ * The fields of the client's request a response object repeats, as OpenAI fills them when the
+ * request left them out (tool_choice `auto`, parallel calls on, plain text, `store` on).
+ */
+import type { ResponseEcho } from './response-object.js';
+import type { ResponsesRequest } from './responses-request.js';
+
+export function echoRequest(request: ResponsesRequest): ResponseEcho {
+  const echo: ResponseEcho = {
+    instructions: request.instructions ?? null,
+    tools: request.tools ?? [],
+    tool_choice: request.tool_choice ?? 'auto',
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    temperature: request.temperature ?? null,
+    top_p: request.top_p ?? null,
+    max_output_tokens: request.max_output_tokens ?? null,
+    text: { format: request.text?.format ?? { type: 'text' } },
+    reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
+    store: request.store !== false,
+    metadata: request.metadata ?? {},
+    previous_response_id: request.previous_response_id ?? null,
+    truncation: request.truncation ?? 'disabled',
+  };
+  if (typeof request.text?.verbosity === 'string') echo.text.verbosity = request.text.verbosity;
+  if (typeof request.user === 'string') echo.user = request.user;
+  if (typeof request.safety_identifier === 'string') echo.safety_identifier = request.safety_identifier;
+  if (typeof request.prompt_cache_key === 'string') echo.prompt_cache_key = request.prompt_cache_key;
+  return echo;
+}

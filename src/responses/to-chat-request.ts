@@ -1,0 +1,121 @@
+/**
+ * A Responses request (its input already resolved: history, references) → a clean chat
+ * request, the one the chat route would have received, plus the notes for `x-svir-changes`.
+ * What cannot be honoured is refused here (400) or noted; nothing is dropped silently.
+ * Pure: the route resolves `previous_response_id` and `item_reference` from the store first.
+ */
+import { chatRequestSchema, type ChatRequest } from '../chat-request.js';
+import { SvirError } from '../errors.js';
+import type { InputItem } from './input-item.js';
+import type { ResponsesRequest } from './responses-request.js';
+import { toChatMessages } from './to-chat-messages.js';
+import { toChatToolChoice } from './to-chat-tool-choice.js';
+import { toChatTools, type ToolOrigin } from './to-chat-tools.js';
+
+export interface TranslatedRequest {
+  chat: ChatRequest;
+  /** Phrases for `x-svir-changes`: what svir dropped or sent otherwise. */
+  notes: string[];
+  /** Chat tool name → the client's name and namespace, for flattened namespace tools. */
+  origins: Map<string, ToolOrigin>;
+}
+
+/** Fields of the Responses body the translation reads; any other is passed on as the chat route passes it. */
+const READ_FIELDS = new Set([
+  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning',
+  'max_output_tokens', 'temperature', 'top_p', 'stream', 'stream_options', 'metadata', 'user',
+  'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'include', 'store',
+  'previous_response_id', 'truncation', 'client_metadata', 'service_tier', 'background',
+  'conversation', 'prompt', 'top_logprobs', 'context_management',
+]);
+
+/** `include` values that ask for output of built-in tools svir never runs, or of data it does not have. */
+function includeNote(value: string): string {
+  if (value === 'reasoning.encrypted_content') return 'include reasoning.encrypted_content not honoured (svir has no encrypted reasoning)';
+  return `include ${value} not honoured`;
+}
+
+function refuse(param: string, message: string): SvirError {
+  return new SvirError('invalid_request', { param, message });
+}
+
+export function toChatRequest(request: ResponsesRequest, items: readonly InputItem[]): TranslatedRequest {
+  const notes: string[] = [];
+  if (request.background === true) refuseField('background', 'svir answers in the foreground only (no background responses).');
+  if (request.conversation !== undefined && request.conversation !== null) {
+    refuseField('conversation', 'svir keeps no conversations; use previous_response_id or send the history.');
+  }
+  if (request.prompt !== undefined && request.prompt !== null) refuseField('prompt', 'svir has no stored prompt templates.');
+  if (typeof request.top_logprobs === 'number' && request.top_logprobs > 0) {
+    refuseField('top_logprobs', 'svir does not return logprobs on /v1/responses; use /v1/chat/completions.');
+  }
+
+  const { messages, notes: messageNotes } = toChatMessages(items);
+  if (typeof request.instructions === 'string' && request.instructions.length > 0) {
+    messages.unshift({ role: 'system', content: request.instructions });
+    const second = messages[1];
+    // Instructions and a leading system or developer message become one system message.
+    if (second !== undefined && second.role === 'system' && typeof second.content === 'string') {
+      messages.splice(0, 2, { role: 'system', content: `${request.instructions}\n\n${second.content}` });
+    }
+  }
+  if (messages.length === 0) throw refuse('input', 'Invalid request: input is empty: there is nothing to answer.');
+  notes.push(...messageNotes);
+
+  const translated = toChatTools(request.tools ?? []);
+  if (translated.dropped.length > 0) notes.push(`tools not sent (a chat backend cannot run them): ${translated.dropped.join(', ')}`);
+  const choice = toChatToolChoice(request.tool_choice, translated.tools, translated.origins, translated.dropped);
+  notes.push(...choice.notes);
+
+  const body: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(request)) if (!READ_FIELDS.has(field)) body[field] = value;
+  body.model = request.model;
+  body.messages = messages;
+  body.stream = request.stream === true;
+  if (choice.tools.length > 0) {
+    body.tools = choice.tools;
+    if (typeof request.parallel_tool_calls === 'boolean') body.parallel_tool_calls = request.parallel_tool_calls;
+  }
+  if (choice.toolChoice !== undefined) body.tool_choice = choice.toolChoice;
+
+  const format = request.text?.format;
+  if (format?.type === 'json_object') body.response_format = { type: 'json_object' };
+  if (format?.type === 'json_schema') {
+    const jsonSchema: Record<string, unknown> = { name: format.name, schema: format.schema };
+    if (typeof format.description === 'string') jsonSchema.description = format.description;
+    if (typeof format.strict === 'boolean') jsonSchema.strict = format.strict;
+    body.response_format = { type: 'json_schema', json_schema: jsonSchema };
+  }
+  if (typeof request.text?.verbosity === 'string') body.verbosity = request.text.verbosity;
+  const effort = request.reasoning?.effort;
+  if (typeof effort === 'string') body.reasoning_effort = effort;
+  if (typeof request.max_output_tokens === 'number') body.max_completion_tokens = request.max_output_tokens;
+  if (typeof request.temperature === 'number') body.temperature = request.temperature;
+  if (typeof request.top_p === 'number') body.top_p = request.top_p;
+  if (typeof request.user === 'string') body.user = request.user;
+
+  if (typeof request.safety_identifier === 'string') notes.push('safety_identifier not sent');
+  if (typeof request.prompt_cache_key === 'string') notes.push('prompt_cache_key not sent (the backend caches prompt prefixes itself)');
+  if (typeof request.prompt_cache_retention === 'string') notes.push('prompt_cache_retention not honoured');
+  if (request.client_metadata !== null && request.client_metadata !== undefined) notes.push('client_metadata not sent');
+  if (typeof request.service_tier === 'string' && request.service_tier !== 'auto' && request.service_tier !== 'default') {
+    notes.push(`service_tier ${request.service_tier} not honoured`);
+  }
+  if (request.stream_options?.include_obfuscation === true) notes.push('stream_options include_obfuscation not honoured');
+  if (request.context_management !== undefined && request.context_management !== null) notes.push('context_management not honoured');
+  if (request.truncation === 'auto') {
+    notes.push('truncation auto not honoured (a prompt over the context is refused with context_length_exceeded)');
+  }
+  for (const value of request.include ?? []) notes.push(includeNote(value));
+
+  const parsed = chatRequestSchema.safeParse(body);
+  if (!parsed.success) {
+    // Every field above was checked on the way in: a failure here is svir's own bug.
+    throw new SvirError('internal_error', { message: `The translated chat request is invalid: ${parsed.error.message}` });
+  }
+  return { chat: parsed.data, notes, origins: translated.origins };
+}
+
+function refuseField(param: string, why: string): never {
+  throw refuse(param, `Invalid request: ${param} is not supported: ${why}`);
+}

@@ -1,0 +1,113 @@
+/**
+ * Responses `tools` → chat tools. Function tools (flat form) become chat functions; the
+ * functions of a `namespace` tool are flattened (flat-tool-name.ts) and remembered, so that a
+ * call comes back to the client under its own name and namespace. Tools a chat backend cannot
+ * run (built-ins such as web_search, file_search, computer use, code interpreter, MCP, image
+ * generation, local shell; freeform `custom` tools) are dropped with a note: Codex sends
+ * web_search on every turn, and a 400 would fail every turn. A tool_choice that forces one of
+ * them is refused (to-chat-tool-choice.ts).
+ */
+import { z } from 'zod';
+import { SvirError } from '../errors.js';
+import { flatToolName } from './flat-tool-name.js';
+
+const functionToolSchema = z.looseObject({
+  type: z.literal('function'),
+  name: z.string().min(1).max(256),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+  strict: z.boolean().nullish(),
+});
+
+const namespaceToolSchema = z.looseObject({
+  type: z.literal('namespace'),
+  name: z.string().min(1),
+  tools: z.array(z.looseObject({ type: z.string().min(1) })),
+});
+
+const typedSchema = z.looseObject({ type: z.string().min(1), name: z.string().nullish() });
+
+export interface ChatFunctionTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+}
+
+/** How a chat tool's call goes back to the client. */
+export interface ToolOrigin {
+  name: string;
+  namespace?: string;
+}
+
+export interface ChatTools {
+  tools: ChatFunctionTool[];
+  /** Chat name → the client's name (and namespace): only flattened tools are listed. */
+  origins: Map<string, ToolOrigin>;
+  /** What was dropped, as the client named it (`web_search`, `custom apply_patch`). */
+  dropped: string[];
+}
+
+function toChatTool(tool: z.infer<typeof functionToolSchema>, name: string): ChatFunctionTool {
+  const fn: ChatFunctionTool['function'] = { name };
+  if (typeof tool.description === 'string') fn.description = tool.description;
+  if (tool.parameters !== null && tool.parameters !== undefined) fn.parameters = tool.parameters;
+  if (typeof tool.strict === 'boolean') fn.strict = tool.strict;
+  return { type: 'function', function: fn };
+}
+
+function invalid(where: string, error: z.ZodError): SvirError {
+  const issue = error.issues[0];
+  const detail = issue === undefined ? 'invalid' : `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`;
+  return new SvirError('invalid_request', { param: where, message: `Invalid request: ${where}: ${detail}.` });
+}
+
+export function toChatTools(raw: readonly unknown[]): ChatTools {
+  const tools: ChatFunctionTool[] = [];
+  const origins = new Map<string, ToolOrigin>();
+  const dropped: string[] = [];
+  const seen = new Set<string>();
+  const add = (tool: ChatFunctionTool, where: string): void => {
+    const name = tool.function.name;
+    if (seen.has(name)) {
+      throw new SvirError('invalid_request', {
+        param: where,
+        message: `Invalid request: ${where}: the tool name "${name}" is used twice (a namespaced function is offered to the backend as "namespace__name").`,
+      });
+    }
+    seen.add(name);
+    tools.push(tool);
+  };
+
+  raw.forEach((entry, i) => {
+    const where = `tools[${i}]`;
+    const typed = typedSchema.safeParse(entry);
+    if (!typed.success) throw invalid(where, typed.error);
+    const type = typed.data.type;
+    if (type === 'function') {
+      const parsed = functionToolSchema.safeParse(entry);
+      if (!parsed.success) throw invalid(where, parsed.error);
+      add(toChatTool(parsed.data, parsed.data.name), where);
+      return;
+    }
+    if (type === 'namespace') {
+      const parsed = namespaceToolSchema.safeParse(entry);
+      if (!parsed.success) throw invalid(where, parsed.error);
+      const namespace = parsed.data.name;
+      parsed.data.tools.forEach((inner, j) => {
+        const innerWhere = `${where}.tools[${j}]`;
+        if (inner.type !== 'function') {
+          dropped.push(`${inner.type} tool in namespace ${namespace}`);
+          return;
+        }
+        const fn = functionToolSchema.safeParse(inner);
+        if (!fn.success) throw invalid(innerWhere, fn.error);
+        const flat = flatToolName(namespace, fn.data.name);
+        add(toChatTool(fn.data, flat), innerWhere);
+        origins.set(flat, { name: fn.data.name, namespace });
+      });
+      return;
+    }
+    const name = typed.data.name;
+    dropped.push(typeof name === 'string' && name.length > 0 ? `${type} ${name}` : type);
+  });
+  return { tools, origins, dropped };
+}

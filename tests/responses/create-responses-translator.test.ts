@@ -1,0 +1,305 @@
+/**
+ * Clean chunks → Responses events: the exact sequences for text, reasoning, tool calls,
+ * refusal, a cut answer and a failure; the stream rules on every generic fixture; the same
+ * events whatever the upstream bytes' split; and the openai SDK's own stream accumulator
+ * reading svir's events (its `finalResponse()`).
+ */
+import OpenAI from 'openai';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { CleanChunk, CleanDelta, FinishReason } from '../../src/normalize/clean-chunk.js';
+import type { Usage } from '../../src/normalize/parts.js';
+import { createResponsesTranslator, type ResponsesTranslator } from '../../src/responses/create-responses-translator.js';
+import { echoRequest } from '../../src/responses/echo-request.js';
+import { encodeResponsesEvent } from '../../src/responses/encode-responses-event.js';
+import type { ResponsesEvent } from '../../src/responses/response-object.js';
+import { responsesRequestSchema } from '../../src/responses/responses-request.js';
+import type { ToolOrigin } from '../../src/responses/to-chat-tools.js';
+import { loadFixtures, runLoadedFixture, splitAtSeededOffsets } from '../helpers/replay-fixture.js';
+import { expectResponsesStream } from './expect-responses-stream.js';
+
+const NOW = 1_750_000_000_000;
+
+function translator(origins: ReadonlyMap<string, ToolOrigin> = new Map(), reasoningField = 'reasoning_content'): ResponsesTranslator {
+  const counters = { msg: 0, rs: 0, fc: 0 };
+  return createResponsesTranslator(
+    { id: 'resp_1', model: 'client-model', echo: echoRequest(responsesRequestSchema.parse({ model: 'client-model', input: 'x' })), origins, reasoningField },
+    { makeItemId: (kind) => `${kind}_${++counters[kind]}`, now: () => NOW },
+  );
+}
+
+function chunk(delta: CleanDelta, finish: FinishReason | null = null): CleanChunk {
+  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'client-model', choices: [{ index: 0, delta, finish_reason: finish }] };
+}
+
+function usageChunk(usage: Usage): CleanChunk {
+  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'client-model', choices: [], usage };
+}
+
+function run(chunks: readonly CleanChunk[], t = translator()): ResponsesEvent[] {
+  const events = chunks.flatMap((c) => t.push(c));
+  return [...events, ...t.finish()];
+}
+
+function shape(events: readonly ResponsesEvent[]): string[] {
+  return events.map((event) => event.type.replace(/^response\./, ''));
+}
+
+describe('event sequences', () => {
+  it('text: one message item with one output_text part', () => {
+    const events = run([chunk({ role: 'assistant' }), chunk({ content: 'Hel' }), chunk({ content: 'lo' }), chunk({}, 'stop')]);
+    expect(shape(events)).toEqual([
+      'created',
+      'in_progress',
+      'output_item.added',
+      'content_part.added',
+      'output_text.delta',
+      'output_text.delta',
+      'output_text.done',
+      'content_part.done',
+      'output_item.done',
+      'completed',
+    ]);
+    expectResponsesStream(events);
+    expect(events[2]).toEqual({
+      type: 'response.output_item.added',
+      sequence_number: 2,
+      output_index: 0,
+      item: { id: 'msg_1', type: 'message', role: 'assistant', status: 'in_progress', content: [] },
+    });
+    expect(events[4]).toEqual({
+      type: 'response.output_text.delta',
+      sequence_number: 4,
+      item_id: 'msg_1',
+      output_index: 0,
+      content_index: 0,
+      delta: 'Hel',
+      logprobs: [],
+    });
+    const done = events[8];
+    expect(done?.['item']).toEqual({
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'Hello', annotations: [] }],
+    });
+    const completed = events[9]?.['response'];
+    expect(completed).toMatchObject({
+      id: 'resp_1',
+      object: 'response',
+      created_at: NOW / 1000,
+      completed_at: NOW / 1000,
+      status: 'completed',
+      model: 'client-model',
+      error: null,
+      incomplete_details: null,
+      tool_choice: 'auto',
+      parallel_tool_calls: true,
+      store: true,
+      text: { format: { type: 'text' } },
+    });
+    expect(completed).not.toHaveProperty('usage');
+  });
+
+  it('reasoning then text: the reasoning item carries its text as summary and as reasoning_text', () => {
+    const t = translator();
+    const events = run([chunk({ role: 'assistant', reasoning_content: 'Think' }), chunk({ reasoning_content: 'ing' }), chunk({ content: 'Hi' }), chunk({}, 'stop')], t);
+    expect(shape(events)).toEqual([
+      'created',
+      'in_progress',
+      'output_item.added',
+      'reasoning_summary_part.added',
+      'content_part.added',
+      'reasoning_summary_text.delta',
+      'reasoning_text.delta',
+      'reasoning_summary_text.delta',
+      'reasoning_text.delta',
+      'reasoning_summary_text.done',
+      'reasoning_summary_part.done',
+      'reasoning_text.done',
+      'content_part.done',
+      'output_item.done',
+      'output_item.added',
+      'content_part.added',
+      'output_text.delta',
+      'output_text.done',
+      'content_part.done',
+      'output_item.done',
+      'completed',
+    ]);
+    expectResponsesStream(events);
+    expect(events[3]).toMatchObject({ item_id: 'rs_1', output_index: 0, summary_index: 0, part: { type: 'summary_text', text: '' } });
+    expect(events[4]).toMatchObject({ item_id: 'rs_1', output_index: 0, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+    expect(t.response().output[0]).toEqual({
+      id: 'rs_1',
+      type: 'reasoning',
+      status: 'completed',
+      summary: [{ type: 'summary_text', text: 'Thinking' }],
+      content: [{ type: 'reasoning_text', text: 'Thinking' }],
+    });
+  });
+
+  it('reads reasoning under the configured reasoning.field', () => {
+    const t = translator(new Map(), 'thoughts');
+    run([chunk({ role: 'assistant', thoughts: 'T' }), chunk({ content: 'A' }), chunk({}, 'stop')], t);
+    expect(t.response().output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+  });
+
+  it('tool calls: one function_call item per call, namespaced names split back, usage mapped', () => {
+    const t = translator(new Map([['multi_agent_v1__close_agent', { name: 'close_agent', namespace: 'multi_agent_v1' }]]));
+    const events = run(
+      [
+        chunk({ role: 'assistant' }),
+        chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'weather', arguments: '' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+        chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'multi_agent_v1__close_agent', arguments: '{}' } }] }),
+        chunk({}, 'tool_calls'),
+        usageChunk({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, completion_tokens_details: { reasoning_tokens: 2 }, prompt_tokens_details: { cached_tokens: 4 } }),
+      ],
+      t,
+    );
+    expect(shape(events)).toEqual([
+      'created',
+      'in_progress',
+      'output_item.added',
+      'function_call_arguments.delta',
+      'function_call_arguments.delta',
+      'function_call_arguments.done',
+      'output_item.done',
+      'output_item.added',
+      'function_call_arguments.delta',
+      'function_call_arguments.done',
+      'output_item.done',
+      'completed',
+    ]);
+    expectResponsesStream(events);
+    expect(events[2]?.['item']).toEqual({ id: 'fc_1', type: 'function_call', status: 'in_progress', call_id: 'call_a', name: 'weather', arguments: '' });
+    expect(events[5]).toMatchObject({ item_id: 'fc_1', output_index: 0, name: 'weather', arguments: '{"city":"Paris"}' });
+    expect(events[10]?.['item']).toEqual({
+      id: 'fc_2',
+      type: 'function_call',
+      status: 'completed',
+      call_id: 'call_b',
+      name: 'close_agent',
+      namespace: 'multi_agent_v1',
+      arguments: '{}',
+    });
+    expect(t.response().usage).toEqual({
+      input_tokens: 10,
+      output_tokens: 5,
+      total_tokens: 15,
+      input_tokens_details: { cached_tokens: 4 },
+      output_tokens_details: { reasoning_tokens: 2 },
+    });
+  });
+
+  it('text then refusal: two parts of one message', () => {
+    const t = translator();
+    const events = run([chunk({ role: 'assistant', content: 'I ' }), chunk({ refusal: 'cannot' }), chunk({}, 'stop')], t);
+    expectResponsesStream(events);
+    expect(shape(events)).toContain('refusal.delta');
+    expect(t.response().output).toEqual([
+      {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [
+          { type: 'output_text', text: 'I ', annotations: [] },
+          { type: 'refusal', refusal: 'cannot' },
+        ],
+      },
+    ]);
+  });
+
+  it.each<[FinishReason, string]>([
+    ['length', 'max_output_tokens'],
+    ['content_filter', 'content_filter'],
+  ])('finish %s → response.incomplete with incomplete_details %s, the cut item incomplete', (finish, reason) => {
+    const events = run([chunk({ role: 'assistant', content: 'Once upon' }), chunk({}, finish)]);
+    expectResponsesStream(events);
+    const last = events[events.length - 1];
+    expect(last?.type).toBe('response.incomplete');
+    expect(last?.['response']).toMatchObject({ status: 'incomplete', incomplete_details: { reason }, output: [{ status: 'incomplete' }] });
+    expect(last?.['response']).not.toHaveProperty('completed_at');
+  });
+
+  it('a failure after the first event: open items close as incomplete, then response.failed with the error', () => {
+    const t = translator();
+    const events = [...t.push(chunk({ role: 'assistant', content: 'Hal' })), ...t.fail({ code: 'context_length_exceeded', message: 'maximum context length' })];
+    expectResponsesStream(events);
+    expect(shape(events).slice(-4)).toEqual(['output_text.done', 'content_part.done', 'output_item.done', 'failed']);
+    expect(events[events.length - 1]?.['response']).toMatchObject({
+      status: 'failed',
+      error: { code: 'context_length_exceeded', message: 'maximum context length' },
+      output: [{ type: 'message', status: 'incomplete' }],
+    });
+    expect(t.push(chunk({ content: 'late' }))).toEqual([]);
+    expect(t.finish()).toEqual([]);
+  });
+
+  it('an answer with nothing in it is still a whole response', () => {
+    const events = run([chunk({ role: 'assistant' }), chunk({}, 'stop')]);
+    expect(shape(events)).toEqual(['created', 'in_progress', 'completed']);
+    expectResponsesStream(events);
+  });
+
+  it('each event is one `event:` line and one `data:` line', () => {
+    const [created] = run([chunk({ role: 'assistant', content: 'a\nb' }), chunk({}, 'stop')]);
+    if (created === undefined) throw new Error('no event');
+    const text = encodeResponsesEvent(created);
+    expect(text.startsWith('event: response.created\ndata: {')).toBe(true);
+    expect(text.endsWith('}\n\n')).toBe(true);
+    expect(text.split('\n')).toHaveLength(4);
+  });
+});
+
+const fixtures = loadFixtures(fileURLToPath(new URL('../fixtures/generic/', import.meta.url)));
+const SEEDS = Array.from({ length: 12 }, (_, i) => 7 + i * 104_729);
+
+function eventsOf(pieces: readonly Uint8Array[] | undefined, fixture: (typeof fixtures)[number]): ResponsesEvent[] {
+  const outcome = runLoadedFixture(fixture, pieces);
+  const t = translator(new Map(), fixture.spec.ctx?.reasoningField ?? 'reasoning_content');
+  const events = outcome.chunks.flatMap((c) => t.push(c));
+  if (outcome.error !== null) events.push(...t.fail({ code: outcome.error.code, message: outcome.error.message }));
+  else events.push(...t.finish());
+  return events;
+}
+
+describe('every generic fixture through the translator', () => {
+  for (const fixture of fixtures) {
+    it(`${fixture.name}: keeps the stream rules, and gives the same events at ${SEEDS.length} seeded splits`, () => {
+      const whole = eventsOf(undefined, fixture);
+      expectResponsesStream(whole);
+      for (const seed of SEEDS) expect(eventsOf(splitAtSeededOffsets(fixture.bytes, seed), fixture), `seed ${seed}`).toEqual(whole);
+    });
+  }
+});
+
+describe('the openai SDK reads the events', () => {
+  it('responses.stream().finalResponse() accumulates reasoning, text and a call into the final response', async () => {
+    const t = translator();
+    const events = run([
+      chunk({ role: 'assistant', reasoning_content: 'hmm' }),
+      chunk({ content: 'Calling.' }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"c":1}' } }] }),
+      chunk({}, 'tool_calls'),
+      usageChunk({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }),
+    ], t);
+    const body = events.map(encodeResponsesEvent).join('');
+    const client = new OpenAI({
+      apiKey: 'x',
+      baseURL: 'http://127.0.0.1:1/v1',
+      fetch: async () => new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } }),
+    });
+    const seen: string[] = [];
+    const stream = client.responses.stream({ model: 'client-model', input: 'x' });
+    stream.on('event', (event) => seen.push(event.type));
+    const final = await stream.finalResponse();
+    expect(seen).toEqual(events.map((event) => event.type));
+    expect(final.output).toMatchObject(t.response().output);
+    expect(final.usage).toEqual({ input_tokens: 3, output_tokens: 4, total_tokens: 7 });
+  });
+});

@@ -17,6 +17,8 @@ export const ERROR_CATALOGUE = {
   invalid_api_key: { status: 401, type: 'authentication_error', message: 'Missing or invalid API key.' },
   model_not_found: { status: 404, type: 'invalid_request_error', message: 'The model does not exist.' },
   not_found: { status: 404, type: 'invalid_request_error', message: 'No such route.' },
+  response_not_found: { status: 404, type: 'invalid_request_error', message: 'No stored response has this id.' },
+  item_not_found: { status: 404, type: 'invalid_request_error', message: 'No stored item has this id.' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed on this route.' },
   request_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
   unsupported_media_type: {

@@ -28,6 +28,8 @@ import { createSwappableRegistry } from './reload/create-swappable-registry.js';
 import { createModelRegistry, type ModelRegistry } from './router/create-model-registry.js';
 import { registerChatCompletionsRoute } from './routes/chat-completions.js';
 import { registerModelsRoutes } from './routes/models.js';
+import { registerResponsesRoutes, type ResponsesIdKind } from './routes/responses.js';
+import { createResponseStore } from './store/create-response-store.js';
 import { createUpstreamPool, type UpstreamPool } from './upstream/create-upstream-pool.js';
 import { fetchModelList } from './upstream/fetch-model-list.js';
 
@@ -39,6 +41,8 @@ export interface ServerDeps {
   /** ms since the epoch. */
   now?: () => number;
   makeId?: (kind: IdKind) => string;
+  /** Ids of the Responses route: a response (`resp_…`) and its items (`msg_…`, `rs_…`, `fc_…`). */
+  makeResponsesId?: (kind: ResponsesIdKind) => string;
   /** Where `SVIR_API_KEYS` is read from; process.env by default. */
   env?: Env;
   pool?: UpstreamPool;
@@ -94,6 +98,11 @@ export function defaultMakeId(kind: IdKind): string {
   return randomUUID();
 }
 
+/** Responses ids as OpenAI shapes them: a prefix and 48 hex digits. */
+export function defaultMakeResponsesId(kind: ResponsesIdKind): string {
+  return `${kind === 'response' ? 'resp' : kind}_${randomBytes(24).toString('hex')}`;
+}
+
 /** JSON.parse's own words (with the position) for a body the JSON parser refused. */
 function syntaxErrorOf(body: string): string | undefined {
   try {
@@ -137,6 +146,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   const queues = createBackendQueues(config.backends);
   const balancer = createBalancer();
   const metrics = createMetrics({ processMetrics: deps.processMetrics === true });
+  const responseStore = createResponseStore(config.responses.store);
   metrics.watch({ queues: () => queues.snapshot(), backends: () => registry.status() });
 
   // Typed as Fastify's base logger so the instance is a plain FastifyInstance for the routes.
@@ -183,6 +193,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
       runtime.config = next;
       routeSecrets = [...collectSecrets(next), ...apiKeys];
       queues.sync(next.backends);
+      responseStore.setLimits(next.responses.store);
       balancer.reset();
       clearInterval(refreshTimer);
       refreshTimer = startRefresh(next.modelRefreshMs);
@@ -260,7 +271,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   registerReadinessRoute(app, { registry });
   registerMetricsRoute(app, { metrics });
   registerModelsRoutes(app, { registry });
-  registerChatCompletionsRoute(app, {
+  const routeDeps = {
     current: () => ({ config: runtime.config, registry, secrets: routeSecrets }),
     pool,
     getAdapter: deps.getAdapter ?? defaultGetAdapter,
@@ -271,7 +282,9 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     balancer,
     metrics,
     clock: deps.clock ?? (() => performance.now()),
-  });
+  };
+  registerChatCompletionsRoute(app, routeDeps);
+  registerResponsesRoutes(app, { ...routeDeps, makeResponsesId: deps.makeResponsesId ?? defaultMakeResponsesId, store: responseStore });
 
   app.addHook('onClose', async () => {
     clearInterval(refreshTimer);

@@ -97,6 +97,19 @@ export const configSchema = z
           .default('reasoning_content'),
       })
       .prefault({}),
+    /** `POST /v1/responses`: the in-memory store behind previous_response_id and GET/DELETE. */
+    responses: z
+      .strictObject({
+        store: z
+          .strictObject({
+            /** Responses kept at most (0: keep none); the least recently used goes first. */
+            maxResponses: z.number().int().nonnegative().default(1_000),
+            /** Bytes kept at most (the JSON size of input and output). */
+            maxBytes: z.number().int().nonnegative().default(64 * 1024 * 1024),
+          })
+          .prefault({}),
+      })
+      .prefault({}),
     /** Model aliases: `fast: lms/qwen3.8-27b` (backend/model) or `fast: qwen3.8-27b`. */
     aliases: z.record(z.string().min(1), z.string().min(1)).default({}),
     /** How often discovered model lists are refreshed. */

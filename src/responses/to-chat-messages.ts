@@ -61,7 +61,7 @@ function toChatPart(part: ContentPart, where: string, notes: Set<string>): Recor
   }
 }
 
-/** Text of a system or assistant message: its text parts joined. */
+/** Text of a system or assistant message: its text parts, one per line (as chat text parts are joined, flatten-text-only-content.ts). */
 function textOf(content: string | ContentPart[], where: string): string {
   if (typeof content === 'string') return content;
   return content
@@ -73,7 +73,7 @@ function textOf(content: string | ContentPart[], where: string): string {
         message: `Invalid request: ${where}.content[${i}]: a ${part.type} part can be sent in a user message or a tool output only.`,
       });
     })
-    .join('');
+    .join('\n');
 }
 
 function reasoningText(item: ReasoningItem): string {

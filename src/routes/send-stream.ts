@@ -36,7 +36,7 @@ function isUsageChunk(chunk: CleanChunk): boolean {
 }
 
 /** Waits until the client has taken the data written so far, or is gone. */
-function drained(raw: FastifyReply['raw']): Promise<void> {
+export function drained(raw: FastifyReply['raw']): Promise<void> {
   if (raw.destroyed || raw.writableEnded) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {

@@ -106,6 +106,8 @@ const CASES = {
   invalid_api_key: 'a wrong key is an AuthenticationError',
   model_not_found: 'an unknown model is a NotFoundError',
   not_found: 'an unknown route is a NotFoundError',
+  response_not_found: 'retrieving a response svir does not hold is a NotFoundError',
+  item_not_found: 'an item_reference svir cannot resolve is a NotFoundError naming it',
   method_not_allowed: 'GET on the chat route is an APIError with status 405',
   request_too_large: 'a body over the limit is an APIError with status 413',
   unsupported_media_type: 'a body that is not JSON by its content type is an APIError with status 415',
@@ -163,6 +165,20 @@ describe('errors svir raises itself', () => {
     const err = await failureOf(client.chat.completions.create({ model: 'no-such-model', messages: hello }));
     expectSvirError(err, 'model_not_found', OpenAI.NotFoundError);
     expect(err.message).toContain('no-such-model');
+  });
+
+  it(title('response_not_found'), async () => {
+    const err = await failureOf(client.responses.retrieve('resp_never_stored'));
+    expectSvirError(err, 'response_not_found', OpenAI.NotFoundError);
+    expect(err.message).toContain('resp_never_stored');
+  });
+
+  it(title('item_not_found'), async () => {
+    const err = await failureOf(
+      client.responses.create({ model: flavor('openai').clientModel, input: [{ role: 'user', content: 'Hello.' }, { type: 'item_reference', id: 'rs_never_stored' }] }),
+    );
+    expectSvirError(err, 'item_not_found', OpenAI.NotFoundError);
+    expect(err.message).toContain('rs_never_stored');
   });
 
   it(title('not_found'), async () => {

@@ -6,16 +6,16 @@
 import { describe, expect, it } from 'vitest';
 import { SvirError } from '../../src/errors.js';
 import { readInputItems } from '../../src/responses/read-input-items.js';
+import { resolveInputItems } from '../../src/responses/resolve-input-items.js';
 import { responsesRequestSchema } from '../../src/responses/responses-request.js';
 import { toChatRequest, type TranslatedRequest } from '../../src/responses/to-chat-request.js';
 import type { InputItem } from '../../src/responses/input-item.js';
 
-function translate(body: Record<string, unknown>): TranslatedRequest {
+function translate(body: Record<string, unknown>, lookup: (id: string) => InputItem | undefined = () => undefined): TranslatedRequest {
   const request = responsesRequestSchema.parse({ model: 'm', ...body });
   const raw = request.input ?? [];
   const items = typeof raw === 'string' ? readInputItems([{ role: 'user', content: raw }]) : readInputItems(raw);
-  const resolved = items.filter((item): item is InputItem => 'role' in item || (item.type !== 'item_reference' && item.type !== undefined && item.type !== null));
-  return toChatRequest(request, resolved);
+  return toChatRequest(request, resolveInputItems(items, lookup));
 }
 
 function refusal(body: Record<string, unknown>): SvirError {
@@ -173,6 +173,25 @@ describe('input → messages', () => {
       { role: 'assistant', content: 'A' },
     ]);
     expect(out.notes).toContain('reasoning encrypted_content dropped (no backend can read it)');
+  });
+
+  it('an item_reference resolves from the lookup; an unknown one is a 404 naming it', () => {
+    const stored: InputItem = { type: 'reasoning', id: 'rs_9', summary: [{ type: 'summary_text', text: 'thought' }] };
+    const out = translate(
+      { input: [{ role: 'user', content: 'q' }, { type: 'item_reference', id: 'rs_9' }, { role: 'assistant', content: 'A' }] },
+      (id) => (id === 'rs_9' ? stored : undefined),
+    );
+    expect(out.chat.messages[1]).toEqual({ role: 'assistant', content: 'A', reasoning_content: 'thought' });
+    try {
+      translate({ input: [{ role: 'user', content: 'q' }, { id: 'msg_nope' }] });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(SvirError);
+      expect((err as SvirError).code).toBe('item_not_found');
+      expect((err as SvirError).status).toBe(404);
+      expect((err as SvirError).param).toBe('input[1]');
+      expect((err as SvirError).message).toContain('msg_nope');
+    }
   });
 
   it.each<[string, Record<string, unknown>, string]>([

@@ -1,0 +1,151 @@
+/**
+ * `POST /v1/responses`, `GET /v1/responses/{id}`, `DELETE /v1/responses/{id}`.
+ *
+ * A Responses request is translated (src/responses/, pure) into a clean chat request and served
+ * by the chat pipeline unchanged: routing, failover, the queue, adapter rewrites and retries,
+ * deadlines and the normalizer (chatRoute). Only the sender differs: the clean steps become
+ * Responses events or one response object (send-responses.ts). No backend is asked for
+ * /v1/responses. What the translation dropped or changed is added to `x-svir-changes`.
+ *
+ * The store (src/store/) keeps each response unless `store: false`: `previous_response_id`
+ * puts the earlier conversation before the new input, `item_reference` items are read from it,
+ * and GET and DELETE answer from it. Unknown ids are 404 in the one error shape.
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { SvirError } from '../errors.js';
+import { recordError, summaryOf } from '../request-summary.js';
+import { createResponsesTranslator } from '../responses/create-responses-translator.js';
+import { echoRequest } from '../responses/echo-request.js';
+import { encodeResponsesEvent } from '../responses/encode-responses-event.js';
+import type { InputItem } from '../responses/input-item.js';
+import { readInputItems } from '../responses/read-input-items.js';
+import { resolveInputItems } from '../responses/resolve-input-items.js';
+import type { ResponseObject } from '../responses/response-object.js';
+import { responsesRequestSchema, type ResponsesRequest } from '../responses/responses-request.js';
+import { toChatRequest } from '../responses/to-chat-request.js';
+import type { ResponseStore } from '../store/create-response-store.js';
+import { chatRoute, type ChatRouteDeps } from './chat-completions.js';
+import { invalidRequestError } from './invalid-request-error.js';
+import { routeToBackend, type BackendRoute } from './route-to-backend.js';
+import { failureOf, responsesSender } from './send-responses.js';
+
+export type ResponsesIdKind = 'response' | 'msg' | 'rs' | 'fc';
+
+export interface ResponsesRouteDeps extends ChatRouteDeps {
+  makeResponsesId(kind: ResponsesIdKind): string;
+  store: ResponseStore;
+}
+
+const idParams = z.object({ id: z.string().min(1) });
+
+function notFound(id: string, param: string | null): SvirError {
+  return new SvirError('response_not_found', {
+    param,
+    message: `No response "${id}" is stored here (it was sent with store: false, or was evicted or deleted, or svir restarted since).`,
+  });
+}
+
+/** The request's input items: a string is one user message. */
+function inputOf(request: ResponsesRequest): unknown[] {
+  const input = request.input;
+  if (input === null || input === undefined) return [];
+  return typeof input === 'string' ? [{ role: 'user', content: input }] : input;
+}
+
+/** Output items as the input items of a next turn (their shapes are the same). */
+function outputAsInput(response: ResponseObject): InputItem[] {
+  return readInputItems(response.output, 'output').filter((item): item is InputItem => 'role' in item || item.type !== 'item_reference');
+}
+
+function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
+  const parsed = responsesRequestSchema.safeParse(body);
+  if (!parsed.success) throw invalidRequestError(parsed.error);
+  const request = parsed.data;
+  const { store } = deps;
+
+  let history: InputItem[] = [];
+  const previous = request.previous_response_id;
+  if (typeof previous === 'string') {
+    const found = store.history(previous);
+    if (found === undefined) throw notFound(previous, 'previous_response_id');
+    history = found;
+  }
+  const input = resolveInputItems(readInputItems(inputOf(request)), (id) => store.item(id));
+  const translated = toChatRequest(request, [...history, ...input]);
+  const notes = translated.notes;
+
+  const id = deps.makeResponsesId('response');
+  const makeTranslator = () =>
+    createResponsesTranslator(
+      {
+        id,
+        model: request.model,
+        echo: echoRequest(request),
+        origins: translated.origins,
+        reasoningField: deps.current().config.reasoning.field,
+      },
+      { makeItemId: (kind) => deps.makeResponsesId(kind), now: deps.now },
+    );
+  const keep = (response: ResponseObject): void => {
+    if (request.store === false) return;
+    store.put({ response, input, output: outputAsInput(response) });
+  };
+
+  const chat = chatRoute(deps, translated.chat, responsesSender(makeTranslator, keep));
+  return {
+    model: chat.model,
+    stream: chat.stream,
+    prepare(target) {
+      const prepared = chat.prepare(target);
+      return {
+        changes: [...notes, ...prepared.changes],
+        async open(signal, dispatcher) {
+          const opened = await prepared.open(signal, dispatcher);
+          return { ...opened, changes: [...notes, ...opened.changes] };
+        },
+      };
+    },
+    // Keepalives committed the stream and then the attempt failed: the response still opens and
+    // fails in Responses events, never a chat error event.
+    lateError(err) {
+      const translator = makeTranslator();
+      const text = translator
+        .fail(failureOf(err))
+        .map(encodeResponsesEvent)
+        .join('');
+      keep(translator.response());
+      return text;
+    },
+  };
+}
+
+export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRouteDeps): void {
+  app.post('/v1/responses', async (request, reply) => {
+    try {
+      await routeToBackend(deps, request, reply, (body) => responsesRoute(deps, body));
+    } catch (err) {
+      const summary = summaryOf(request);
+      if (summary !== undefined) recordError(summary, err);
+      throw err;
+    }
+    return reply;
+  });
+
+  app.get('/v1/responses/:id', async (request, reply) => {
+    const { id } = idParams.parse(request.params);
+    const query = z.looseObject({ stream: z.string().optional() }).safeParse(request.query);
+    if (query.success && query.data.stream === 'true') {
+      throw new SvirError('invalid_request', { param: 'stream', message: 'svir does not replay a stored response as a stream; GET it without stream=true.' });
+    }
+    const response = deps.store.get(id);
+    if (response === undefined) throw notFound(id, null);
+    return reply.code(200).type('application/json; charset=utf-8').send(response);
+  });
+
+  app.delete('/v1/responses/:id', async (request, reply) => {
+    const { id } = idParams.parse(request.params);
+    if (!deps.store.delete(id)) throw notFound(id, null);
+    return reply.code(200).type('application/json; charset=utf-8').send({ id, object: 'response', deleted: true });
+  });
+}

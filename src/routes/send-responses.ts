@@ -1,0 +1,125 @@
+/**
+ * The Responses sender: the clean steps of one chat attempt → Responses output, through one
+ * translator (src/responses/create-responses-translator.ts) for both modes.
+ * - `stream: true`: `event:`/`data:` pairs. Headers go out with the first chunk, as on the chat
+ *   route, so a failure before it is thrown for an HTTP error (or failover); a failure after it
+ *   ends the stream with `response.failed` carrying the error's code and message, never a
+ *   silent end. One write per upstream read; the next read waits for `drain`.
+ * - `stream: false`: the same events are made and dropped; the final response object is the
+ *   body. A failure anywhere is an HTTP error.
+ * `onEnd` gets the final response (completed, incomplete or failed), for the store.
+ */
+import type { FastifyReply } from 'fastify';
+import { SvirError, toErrorResponse } from '../errors.js';
+import type { CleanChunk } from '../normalize/clean-chunk.js';
+import type { ResponsesTranslator } from '../responses/create-responses-translator.js';
+import { encodeResponsesEvent } from '../responses/encode-responses-event.js';
+import type { ResponseObject, ResponsesEvent } from '../responses/response-object.js';
+import { observeChunk, recordError } from '../request-summary.js';
+import type { ChatSendArgs, ChatSender } from './chat-completions.js';
+import { ClientGoneError } from './client-gone-error.js';
+import { MAX_FOLDED_BYTES } from './send-completion.js';
+import { commitStream, drained } from './send-stream.js';
+
+function encodeAll(events: readonly ResponsesEvent[]): string {
+  let text = '';
+  for (const event of events) text += encodeResponsesEvent(event);
+  return text;
+}
+
+/** The fields of svir's error a `response.failed` carries (Codex reads `code`). */
+export function failureOf(err: unknown): { code: string | null; message: string } {
+  const { code, message } = toErrorResponse(err).body.error;
+  return { code, message };
+}
+
+/** The text a chunk holds, roughly its memory: a folded answer is bounded like a folded chat answer. */
+function sizeOf(chunk: CleanChunk): number {
+  let size = 256;
+  for (const choice of chunk.choices) {
+    for (const value of Object.values(choice.delta)) if (typeof value === 'string') size += value.length;
+    for (const call of choice.delta.tool_calls ?? []) size += call.function.arguments.length + (call.function.name?.length ?? 0);
+  }
+  return size;
+}
+
+/**
+ * A fresh translator per attempt: a `stream: false` attempt that failed part-way (and is sent
+ * to the next backend) leaves nothing behind in the next one's response.
+ */
+export function responsesSender(makeTranslator: () => ResponsesTranslator, onEnd: (response: ResponseObject) => void): ChatSender {
+  return (args) =>
+    args.chat.stream === true ? sendEvents(args, makeTranslator(), onEnd) : sendObject(args, makeTranslator(), onEnd);
+}
+
+async function sendEvents(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: (response: ResponseObject) => void): Promise<void> {
+  const { reply, summary } = args;
+  const raw = reply.raw;
+  // Committed already when keepalives were sent while the first token was awaited.
+  let started = raw.headersSent;
+  try {
+    for await (const step of args.steps) {
+      let text = '';
+      for (const chunk of step.chunks) {
+        observeChunk(summary, chunk, args.now());
+        text += encodeAll(translator.push(chunk));
+      }
+      if (!started) {
+        // Nothing generated yet: the error handler answers with the error's own status.
+        if (step.error !== undefined && text === '') throw step.error;
+        if (text === '' && !step.done) continue;
+        commitStream(reply);
+        started = true;
+      }
+      if (step.error !== undefined) {
+        recordError(summary, step.error);
+        text += encodeAll(translator.fail(failureOf(step.error)));
+      } else if (step.done) text += encodeAll(translator.finish());
+      const roomLeft = raw.write(text);
+      if (step.done || step.error !== undefined) {
+        raw.end();
+        onEnd(translator.response());
+        return;
+      }
+      if (!roomLeft) {
+        args.onClientWait(true);
+        await drained(raw);
+        args.onClientWait(false);
+      }
+    }
+    throw new Error('the upstream steps ended without a finish');
+  } catch (err) {
+    if (!started || err instanceof ClientGoneError || args.signal.reason instanceof ClientGoneError) throw err;
+    // After the headers: response.failed (shutdown, a deadline, a bug).
+    recordError(summary, err);
+    if (!raw.destroyed && !raw.writableEnded) raw.end(encodeAll(translator.fail(failureOf(err))));
+    onEnd(translator.response());
+  }
+}
+
+async function sendObject(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: (response: ResponseObject) => void): Promise<void> {
+  let held = 0;
+  for await (const step of args.steps) {
+    for (const chunk of step.chunks) {
+      observeChunk(args.summary, chunk, args.now());
+      translator.push(chunk);
+      held += sizeOf(chunk);
+    }
+    if (held > MAX_FOLDED_BYTES) {
+      // Leaving the loop closes the upstream stream (readCleanSteps' finally).
+      throw new SvirError('upstream_error', {
+        source: 'upstream',
+        backend: args.ctx.backend,
+        message:
+          `backend "${args.ctx.backend}" sent an answer larger than ${MAX_FOLDED_BYTES / 1024 / 1024} MiB, ` +
+          'too large to return in one piece; ask for it with stream: true.',
+      });
+    }
+    if (step.error !== undefined) throw step.error;
+    if (step.done) break;
+  }
+  translator.finish();
+  const response = translator.response();
+  onEnd(response);
+  await args.reply.code(200).type('application/json; charset=utf-8').send(response);
+}

@@ -12,6 +12,7 @@ import { startLlamaCppServer } from '../fakes/llamacpp-server.js';
 import { startLmStudioServer } from '../fakes/lmstudio-server.js';
 import { startMlxLmServer } from '../fakes/mlx-lm-server.js';
 import { startMlxVlmServer } from '../fakes/mlx-vlm-server.js';
+import { startOllamaServer } from '../fakes/ollama-server.js';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startVllmServer } from '../fakes/vllm-server.js';
 import { expectResponsesStream } from '../responses/expect-responses-stream.js';
@@ -44,6 +45,7 @@ beforeAll(async () => {
   add('vllm', await startVllmServer({ servedModelName: 'model-vllm' }));
   add('mlx-lm', await startMlxLmServer());
   add('mlx-vlm', await startMlxVlmServer());
+  add('ollama', await startOllamaServer({ models: [{ name: 'model-ollama', thinking: true, tools: true }] }));
   add('azure', await startAzureServer({ deployments: ['model-azure'], filter: 'async' }), { urlPath: '', apiKey: 'azure-test-key' });
   add('openai', await startVllmServer({ servedModelName: 'model-openai' }));
   scripted = await startScriptedUpstream();

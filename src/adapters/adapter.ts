@@ -87,4 +87,10 @@ export interface Adapter {
    * (after earlier retries, the body of the last one).
    */
   planRetry(status: number, body: string, sent: Record<string, unknown>): RetryPlan | null;
+  /**
+   * The listed id that serves a model the client named another way the server also answers to
+   * (Ollama: `llama3.2` is its `llama3.2:latest`), or undefined. Asked only when no listed id is
+   * the one requested; absent: ids match exactly.
+   */
+  servedModelId?(requested: string, listed: readonly string[]): string | undefined;
 }

@@ -7,7 +7,8 @@
  * an error, so a request that may not fit is noted. Its reasoning arrives as `reasoning`, its
  * calls whole (all at `index: 0` before v0.20.6, and still for gpt-oss), read by the generic
  * reader and the normalizer's rule for a new call at an index in use. A model that cannot think
- * refuses an effort, and older releases refuse `minimal` and `xhigh`: both are retried once.
+ * refuses an effort, and older releases refuse `minimal` and `xhigh`: both are retried once. A
+ * model named without its tag is served by its listed `:latest`.
  */
 import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
@@ -18,6 +19,7 @@ import { commonRewrites } from './request/common-rewrites.js';
 import { dropUnreadToolChoice } from './request/drop-unread-tool-choice.js';
 import { inlineTextFiles } from './request/inline-text-files.js';
 import { makeToUpstream } from './request/make-to-upstream.js';
+import { latestTagModelId } from './models/latest-tag-model-id.js';
 import { maxCompletionTokensToMaxTokens } from './request/max-completion-tokens-to-max-tokens.js';
 import { namedToolChoiceOffersOnly } from './request/named-tool-choice-offers-only.js';
 import { noteContextRisk } from './request/note-context-risk.js';
@@ -52,4 +54,5 @@ export const ollamaAdapter: Adapter = {
   readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
   readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
   planRetry: firstRetryPlan([planNoThinkingRetry, planReasoningValueRetry, planOptionalFieldRetry]),
+  servedModelId: latestTagModelId,
 };

@@ -10,6 +10,7 @@
  * request tells the registry a backend is up or down.
  */
 import type { BackendInfo } from '../adapters/adapter.js';
+import { getAdapter } from '../adapters/index.js';
 import type { BackendType, Config } from '../config/schema.js';
 import { SvirError } from '../errors.js';
 import { normalizeBaseUrl } from '../normalize-base-url.js';
@@ -182,14 +183,19 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
   function candidates(name: string): RouteCandidate[] {
     const alias = aliases.get(name);
     const model = alias?.model ?? name;
-    const found = entries.filter(
-      (entry) => (alias?.backend === undefined || entry.info.config.name === alias.backend) && modelsOf(entry).includes(model),
-    );
+    const found: { entry: Entry; upstreamModel: string }[] = [];
+    for (const entry of entries) {
+      if (alias?.backend !== undefined && entry.info.config.name !== alias.backend) continue;
+      const served = modelsOf(entry);
+      // The id as listed, else another the server answers to (its adapter says which).
+      const upstreamModel = served.includes(model) ? model : getAdapter(entry.info.config.type).servedModelId?.(model, served);
+      if (upstreamModel !== undefined) found.push({ entry, upstreamModel });
+    }
     // Stable sort: backends that answered last time first, config order otherwise.
     const rank = (entry: Entry): number => (entry.state === 'down' ? 1 : 0);
     return found
-      .sort((a, b) => rank(a) - rank(b))
-      .map((entry) => ({ backend: entry.info, upstreamModel: model }));
+      .sort((a, b) => rank(a.entry) - rank(b.entry))
+      .map(({ entry, upstreamModel }) => ({ backend: entry.info, upstreamModel }));
   }
 
   function statusOf(entry: Entry): BackendStatus {

@@ -114,6 +114,18 @@ describe('ollama adapter: request', () => {
   });
 });
 
+describe('ollama adapter: model ids', () => {
+  it('serves a tag-less name by its listed :latest, and nothing else', () => {
+    const listed = ['llama3.2:latest', 'qwen3:8b', 'hf.co/org/model:latest', 'host:5000/x'];
+    expect(adapter.servedModelId?.('llama3.2', listed)).toBe('llama3.2:latest');
+    expect(adapter.servedModelId?.('hf.co/org/model', listed)).toBe('hf.co/org/model:latest');
+    expect(adapter.servedModelId?.('qwen3', listed)).toBeUndefined();
+    expect(adapter.servedModelId?.('llama3.2:1b', listed)).toBeUndefined();
+    expect(adapter.servedModelId?.('host:5000/', listed)).toBeUndefined();
+    expect(getAdapter('vllm').servedModelId).toBeUndefined();
+  });
+});
+
 describe('ollama adapter: retries', () => {
   it('retries without the effort when the model cannot think', () => {
     const body = JSON.stringify({ error: { message: '"llama3.2" does not support thinking', type: 'invalid_request_error', param: null, code: null } });

@@ -228,6 +228,15 @@ describe('Ollama context and failures through svir', () => {
     expectErrorAnswer(await svir.chat({ model: THINKER, stream: false, messages: [user('Crash please')] }), 502, 'upstream_error');
   });
 
+  it('a model named without its tag is its listed :latest, as Ollama answers it; the client keeps its name', async () => {
+    const before = count();
+    const clean = readCleanStream(await svir.chat({ model: 'llama3.2', stream: true, messages: [user('Say hello')] }), 'llama3.2');
+    expect(clean.content).toBe('Hello!');
+    expect(received(ollama, before).model).toBe(PLAIN);
+    // Only a tag-less name: another tag is another model.
+    expectErrorAnswer(await svir.chat({ model: 'llama3.2:3b', stream: true, messages: [user('Say hello')] }), 404, 'model_not_found');
+  });
+
   it('a model it does not list is svir\'s 404 model_not_found, never sent', async () => {
     const before = count();
     expectErrorAnswer(await svir.chat({ model: 'mistral:7b', stream: true, messages: [user('Say hello')] }), 404, 'model_not_found');

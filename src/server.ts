@@ -27,6 +27,8 @@ import { createBackendQueues, type BackendQueues } from './queue/backend-queues.
 import { createSwappableRegistry } from './reload/create-swappable-registry.js';
 import { createModelRegistry, type ModelRegistry } from './router/create-model-registry.js';
 import { registerChatCompletionsRoute } from './routes/chat-completions.js';
+import { registerCompletionsRoute } from './routes/completions.js';
+import { registerEmbeddingsRoute } from './routes/embeddings.js';
 import { registerModelsRoutes } from './routes/models.js';
 import { registerResponsesRoutes, type ResponsesIdKind } from './routes/responses.js';
 import { createResponseStore } from './store/create-response-store.js';
@@ -285,6 +287,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   };
   registerChatCompletionsRoute(app, routeDeps);
   registerResponsesRoutes(app, { ...routeDeps, makeResponsesId: deps.makeResponsesId ?? defaultMakeResponsesId, store: responseStore });
+  registerCompletionsRoute(app, routeDeps);
+  registerEmbeddingsRoute(app, routeDeps);
 
   app.addHook('onClose', async () => {
     clearInterval(refreshTimer);

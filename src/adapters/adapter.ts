@@ -69,12 +69,37 @@ export interface RetryPlan {
   fields: readonly string[];
 }
 
+/** The server routes svir calls, relative to the base URL's `/v1/`. */
+export type UpstreamRoute = 'chat/completions' | 'completions' | 'embeddings';
+
+/** Where one route of a backend is and the auth headers it takes (the client's key never). */
+export interface UpstreamEndpoint {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * What the server offers besides chat (docs/legacy-routes.md has the facts): a request for a
+ * route it lacks, or a `suffix` it would ignore or refuse, is svir's own 400 before sending.
+ */
+export interface LegacyRoutes {
+  /** `POST /v1/completions`, if the server has it, and whether it takes `suffix` (fill in the middle). */
+  completions: { suffix: boolean } | null;
+  /** `POST /v1/embeddings`. */
+  embeddings: boolean;
+}
+
 export interface Adapter {
   readonly type: BackendType;
+  readonly legacy: LegacyRoutes;
+  /** The URL and auth headers of one of the server's routes, for this model. */
+  endpoint(route: UpstreamRoute, backend: BackendInfo, upstreamModel: string): UpstreamEndpoint;
   /** Rewrite the client's request for this backend; `upstreamModel` is the id the server knows. */
   toUpstream(request: ChatRequest, backend: BackendInfo, upstreamModel: string): ToUpstreamResult;
   /** Read one SSE event of the upstream stream into neutral parts. */
   readEvent(event: SseEvent, ctx: StreamContext): Part[];
+  /** Read one SSE event of a legacy completions (`text_completion`) stream into neutral parts. */
+  readCompletionEvent(event: SseEvent, ctx: StreamContext): Part[];
   /** Read a non-2xx upstream answer (status, raw body text) into one SvirError (source `upstream`). */
   readError(
     status: number,

@@ -6,11 +6,12 @@
  * model's `stop`, blocked the answer (`content_filter`). Annotations, offsets, `obfuscation`,
  * `service_tier`, `system_fingerprint` and the model version are left unread.
  */
-import type { Adapter } from './adapter.js';
-import type { Part } from '../normalize/parts.js';
+import type { Adapter, StreamContext } from './adapter.js';
+import type { Part, SseEvent } from '../normalize/parts.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
-import { azureCall } from './request/azure-call.js';
+import { azureCall, azureEndpoint } from './request/azure-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { ensureJsonWord } from './request/ensure-json-word.js';
@@ -20,8 +21,21 @@ import { planMaxTokensRetry } from './retry/plan-max-tokens-retry.js';
 import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
 import { readAzureFilter } from './stream/read-azure-filter.js';
 
+/** A stream reader with the content filter's report and verdicts read around it. */
+function withFilterVerdict(read: (event: SseEvent, ctx: StreamContext) => Part[]): (event: SseEvent, ctx: StreamContext) => Part[] {
+  return (event, ctx) => {
+    const filter = event.event === undefined ? readAzureFilter(event.data) : { promptReport: false, filtered: false };
+    const verdict: Part[] = filter.filtered ? [{ kind: 'filtered' }] : [];
+    if (filter.promptReport) return verdict;
+    return [...read(event, ctx), ...verdict];
+  };
+}
+
 export const azureAdapter: Adapter = {
   type: 'azure',
+  // Both routes on the deployment; `suffix` where the model takes it (the server says which).
+  legacy: { completions: { suffix: true }, embeddings: true },
+  endpoint: azureEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({ reasoningKey: null, noReasoningWhy: 'Azure OpenAI takes none' }),
@@ -30,12 +44,8 @@ export const azureAdapter: Adapter = {
     ],
     azureCall,
   ),
-  readEvent: (event, ctx) => {
-    const filter = event.event === undefined ? readAzureFilter(event.data) : { promptReport: false, filtered: false };
-    const verdict: Part[] = filter.filtered ? [{ kind: 'filtered' }] : [];
-    if (filter.promptReport) return verdict;
-    return [...readOpenAIEvent(event, ctx), ...verdict];
-  },
+  readEvent: withFilterVerdict(readOpenAIEvent),
+  readCompletionEvent: withFilterVerdict(readCompletionEvent),
   readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
   planRetry: firstRetryPlan([planOptionalFieldRetry, planMaxTokensRetry]),
 };

@@ -8,8 +8,9 @@
  */
 import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
-import { bearerCall } from './request/bearer-call.js';
+import { bearerCall, bearerEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
@@ -23,6 +24,9 @@ import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
 
 export const llamacppAdapter: Adapter = {
   type: 'llamacpp',
+  // Both routes (embeddings with `--embeddings`); its /v1/completions refuses `suffix` ("Unsupported param: suffix").
+  legacy: { completions: { suffix: false }, embeddings: true },
+  endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({
@@ -42,6 +46,7 @@ export const llamacppAdapter: Adapter = {
     bearerCall,
   ),
   readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
+  readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
   readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
   planRetry: planOptionalFieldRetry,
 };

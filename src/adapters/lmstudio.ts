@@ -8,8 +8,9 @@
  */
 import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
-import { bearerCall } from './request/bearer-call.js';
+import { bearerCall, bearerEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
@@ -25,6 +26,9 @@ import { reasoningAsContent } from './stream/reasoning-as-content.js';
 
 export const lmstudioAdapter: Adapter = {
   type: 'lmstudio',
+  // Both routes; its /v1/completions documents no `suffix`, and ignores it.
+  legacy: { completions: { suffix: false }, embeddings: true },
+  endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({ reasoningKey: 'reasoning_content', contentChecks: [inlineTextFiles] }),
@@ -42,6 +46,7 @@ export const lmstudioAdapter: Adapter = {
     const parts = readOpenAIEvent(event, ctx);
     return ctx.structuredOutput ? reasoningAsContent(parts) : parts;
   },
+  readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
   readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
   planRetry: planOptionalFieldRetry,
 };

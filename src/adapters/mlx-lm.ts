@@ -8,8 +8,9 @@
  */
 import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
-import { bearerCall } from './request/bearer-call.js';
+import { bearerCall, bearerEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { dropUnreadToolChoice } from './request/drop-unread-tool-choice.js';
@@ -25,6 +26,9 @@ import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
 
 export const mlxLmAdapter: Adapter = {
   type: 'mlx-lm',
+  // /v1/completions, which reads no `suffix`; no /v1/embeddings.
+  legacy: { completions: { suffix: false }, embeddings: false },
+  endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({
@@ -46,6 +50,7 @@ export const mlxLmAdapter: Adapter = {
     bearerCall,
   ),
   readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
+  readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
   readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
   planRetry: planOptionalFieldRetry,
 };

@@ -7,8 +7,9 @@
  */
 import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
-import { bearerCall } from './request/bearer-call.js';
+import { bearerCall, bearerEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
@@ -19,6 +20,9 @@ import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
 
 export const mlxVlmAdapter: Adapter = {
   type: 'mlx-vlm',
+  // /v1/embeddings (floats whatever encoding_format says); no /v1/completions.
+  legacy: { completions: null, embeddings: true },
+  endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({ reasoningKey: 'reasoning_content', contentChecks: [inlineTextFiles] }),
@@ -30,6 +34,7 @@ export const mlxVlmAdapter: Adapter = {
   ),
   // The generic reader reads a delta's reasoning under both keys as one text.
   readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
+  readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
   readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
   planRetry: planOptionalFieldRetry,
 };

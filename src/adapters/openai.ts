@@ -5,10 +5,11 @@
  */
 import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
-import { bearerCall } from './request/bearer-call.js';
+import { bearerCall, bearerEndpoint } from './request/bearer-call.js';
 import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
 import { ensureJsonWord } from './request/ensure-json-word.js';
 import { makeToUpstream } from './request/make-to-upstream.js';
@@ -18,6 +19,9 @@ import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
 
 export const openaiAdapter: Adapter = {
   type: 'openai',
+  // Both routes, and `suffix` where the model takes it (the server says which).
+  legacy: { completions: { suffix: true }, embeddings: true },
+  endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({ reasoningKey: 'reasoning_content' }),
@@ -28,6 +32,7 @@ export const openaiAdapter: Adapter = {
     bearerCall,
   ),
   readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
+  readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
   readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
   planRetry: firstRetryPlan([planOptionalFieldRetry, planMaxTokensRetry]),
 };

@@ -8,8 +8,9 @@
  */
 import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
-import { bearerCall } from './request/bearer-call.js';
+import { bearerCall, bearerEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
@@ -21,6 +22,9 @@ import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
 
 export const vllmAdapter: Adapter = {
   type: 'vllm',
+  // Both routes; its /v1/completions refuses `suffix` ("suffix is not currently supported").
+  legacy: { completions: { suffix: false }, embeddings: true },
+  endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({ reasoningKey: 'reasoning', contentChecks: [inlineTextFiles] }),
@@ -30,6 +34,7 @@ export const vllmAdapter: Adapter = {
     bearerCall,
   ),
   readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
+  readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
   readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
   planRetry: firstRetryPlan([planEffortRetry, planOptionalFieldRetry]),
 };

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { StreamContext } from '../adapters/adapter.js';
 import { SvirError } from '../errors.js';
 import { mapUpstreamError } from './map-upstream-error.js';
+import { pushMeta } from './push-meta.js';
 import { nestsDeeperThan } from './nests-deeper-than.js';
 import type { Part, SseEvent } from './parts.js';
 import { readUsage } from './read-usage.js';
@@ -45,11 +46,6 @@ const chunkSchema = z.object({
   object: z.unknown().optional(),
 });
 
-/**
- * The upstream's id goes into every clean chunk: a longer one is taken as absent (svir makes
- * its own), so that a server cannot make svir repeat megabytes in each chunk.
- */
-const MAX_ID_LENGTH = 256;
 /** Real logprobs nest about five levels; far deeper ones would overflow the chunk encoder. */
 const MAX_LOGPROBS_DEPTH = 64;
 
@@ -176,18 +172,6 @@ function readCommonChunk(json: unknown): CommonChunk | undefined {
   if (!isOptionalString(content) || !isOptionalString(reasoning_content)) return undefined;
   if (!isOptionalString(reasoning) || !isOptionalString(refusal)) return undefined;
   return { id, created, choice: { delta: { content, reasoning_content, reasoning, refusal }, logprobs, finish_reason }, usage };
-}
-
-function pushMeta(parts: Part[], id: string | null | undefined, created: number | null | undefined): void {
-  // Empty strings and 0 are how some servers (Azure's prompt-filter chunk) say "no identity".
-  const upstreamId = id !== undefined && id !== null && id.length > 0 && id.length <= MAX_ID_LENGTH ? id : undefined;
-  const upstreamCreated = created !== undefined && created !== null && created > 0 ? created : undefined;
-  if (upstreamId !== undefined || upstreamCreated !== undefined) {
-    const meta: Part & { kind: 'meta' } = { kind: 'meta' };
-    if (upstreamId !== undefined) meta.id = upstreamId;
-    if (upstreamCreated !== undefined) meta.created = upstreamCreated;
-    parts.push(meta);
-  }
 }
 
 function pushDeltaTexts(parts: Part[], delta: DeltaTexts): void {

@@ -5,6 +5,7 @@
  */
 import type { OpenAIErrorBody } from '../errors.js';
 import type { CleanChunk } from './clean-chunk.js';
+import { toTextCompletionChunk } from './to-text-completion-chunk.js';
 
 /**
  * `id`, `object`, `created` and `model` are the same on every chunk of a stream, so their JSON is
@@ -34,6 +35,12 @@ export function encodeChunk(chunk: CleanChunk): string {
   const finish = choice.finish_reason === null ? 'null' : JSON.stringify(choice.finish_reason);
   const logprobs = 'logprobs' in choice ? `,"logprobs":${JSON.stringify(choice.logprobs)}` : '';
   return `${envelopeOf(chunk)}[{"index":0,"delta":${JSON.stringify(choice.delta)}${logprobs},"finish_reason":${finish}}]}\n\n`;
+}
+
+/** The legacy Completions event for a clean chunk ('' when the chunk says nothing there). */
+export function encodeTextCompletionChunk(chunk: CleanChunk): string {
+  const text = toTextCompletionChunk(chunk);
+  return text === undefined ? '' : `data: ${JSON.stringify(text)}\n\n`;
 }
 
 const DONE = 'data: [DONE]\n\n';

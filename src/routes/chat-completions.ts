@@ -9,16 +9,14 @@
  * so that another route served over the chat pipeline (Responses) sends them its own way.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Adapter, StreamContext } from '../adapters/adapter.js';
+import type { StreamContext } from '../adapters/adapter.js';
 import { chatRequestSchema, type ChatRequest } from '../chat-request.js';
-import { createNormalizer, type NormalizerStep } from '../normalize/normalizer.js';
-import { createSseDecoder } from '../normalize/sse-decoder.js';
+import type { NormalizerStep } from '../normalize/normalizer.js';
 import { recordError, summaryOf, type RequestSummary } from '../request-summary.js';
-import { watchSteps } from '../timeouts/watch-steps.js';
-import { openChatStream, type UpstreamBody } from '../upstream/open-chat-stream.js';
-import { readCleanSteps } from '../upstream/read-clean-steps.js';
+import { openChatStream } from '../upstream/open-chat-stream.js';
 import { buildStreamContext } from './build-stream-context.js';
 import { invalidRequestError } from './invalid-request-error.js';
+import { readAttemptSteps } from './read-attempt-steps.js';
 import { routeToBackend, type AttemptIO, type BackendRoute, type RouteDeps } from './route-to-backend.js';
 import { sendCompletion } from './send-completion.js';
 import { sendStream } from './send-stream.js';
@@ -75,47 +73,13 @@ export function chatRoute(deps: ChatRouteDeps, chat: ChatRequest, send: ChatSend
           return {
             changes: opened.changes,
             retried: opened.retried,
-            respond: (io) => send(sendArgs(deps, chat, ctx, readSteps(deps, io, opened.body, adapter, ctx), io)),
+            respond: (io) =>
+              send(sendArgs(deps, chat, ctx, readAttemptSteps({ io, body: opened.body, reader: adapter, ctx, makeId: deps.makeId, now: deps.now }), io)),
           };
         },
       };
     },
   };
-}
-
-/** The upstream body → clean steps, with the deadlines and metrics told of each. */
-function readSteps(
-  deps: ChatRouteDeps,
-  io: AttemptIO,
-  body: UpstreamBody,
-  adapter: Adapter,
-  ctx: StreamContext,
-): AsyncGenerator<NormalizerStep, void, undefined> {
-  const { deadlines, recorder } = io;
-  const read = readCleanSteps({
-    body,
-    adapter,
-    ctx,
-    decoder: createSseDecoder(),
-    normalizer: createNormalizer(ctx, { makeId: deps.makeId, now: deps.now }),
-    signal: deadlines.signal,
-    observer: {
-      beforeRead: () => recorder.stopwatch.enter('upstream'),
-      afterRead(events) {
-        recorder.stopwatch.enter('svir');
-        if (events > 0) deadlines.event();
-      },
-    },
-  });
-  return watchSteps(read, {
-    onStep(step) {
-      for (const chunk of step.chunks) recorder.chunk(chunk);
-      if (step.error !== undefined && step.error.source === 'upstream') recorder.upstreamError(step.error);
-    },
-    // The sender writes to the client now: its time is not the backend's idle time.
-    handedOver: () => deadlines.pause(),
-    resumed: () => deadlines.resume(),
-  });
 }
 
 function sendArgs(

@@ -16,6 +16,8 @@ export interface SendCompletionArgs {
   summary: RequestSummary;
   now(): number;
   ctx: Pick<StreamContext, 'reasoningField' | 'backend'>;
+  /** The clean chunks → the one answer; a `chat.completion` by default. */
+  fold?(chunks: readonly CleanChunk[]): unknown;
 }
 
 /**
@@ -60,6 +62,6 @@ export async function sendCompletion(args: SendCompletionArgs): Promise<void> {
     if (step.error !== undefined) throw step.error;
     if (step.done) break;
   }
-  const completion = foldChunks(chunks, args.ctx);
+  const completion = args.fold === undefined ? foldChunks(chunks, args.ctx) : args.fold(chunks);
   await args.reply.code(200).type('application/json; charset=utf-8').send(completion);
 }

@@ -22,6 +22,8 @@ export interface SendStreamArgs {
   signal: AbortSignal;
   /** Told when svir starts (true) and stops (false) waiting for the client to take its data. */
   onClientWait?(waiting: boolean): void;
+  /** A clean chunk → the event the client reads ('' for none); chat chunks by default. */
+  encode?(chunk: CleanChunk): string;
 }
 
 export const STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -78,13 +80,14 @@ export async function sendStream(args: SendStreamArgs): Promise<void> {
   const raw = reply.raw;
   // Committed already when keepalives were sent while the first token was awaited.
   let started = raw.headersSent;
+  const encode = args.encode ?? encodeChunk;
   try {
     for await (const step of args.steps) {
       let text = '';
       for (const chunk of step.chunks) {
         observeChunk(summary, chunk, args.now());
         if (!args.includeUsage && isUsageChunk(chunk)) continue;
-        text += encodeChunk(chunk);
+        text += encode(chunk);
       }
       if (step.done) text += encodeDone();
       if (!started) {

@@ -1,6 +1,7 @@
 /**
- * Sends the chat request upstream and hands back a response that is a running event stream, or
- * throws the SvirError the client gets instead. The body always goes with its exact
+ * Sends the request upstream (chat, legacy completions, embeddings) and hands back a response
+ * that is a running event stream (or, for embeddings, a JSON body), or throws the SvirError the
+ * client gets instead. The body always goes with its exact
  * `Content-Length` and never chunked (not every server takes a chunked body, R§2.3): as one
  * Buffer, or, for a body of long strings (images), in pieces that pass those strings on
  * without writing the whole body out first (encode-json-body.ts). A rejection
@@ -29,6 +30,11 @@ export interface OpenChatStreamArgs {
   signal: AbortSignal;
   /** Keys scrubbed from any server message that echoes one. */
   secrets: readonly string[];
+  /**
+   * What a good answer is: an event stream (chat, legacy completions; the default) or one JSON
+   * body (embeddings, which servers do not stream).
+   */
+  expect?: 'event-stream' | 'json';
 }
 
 export interface OpenedChatStream {
@@ -45,9 +51,9 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function withStream(body: Record<string, unknown>): Record<string, unknown> {
+function withStream(body: Record<string, unknown>, args: OpenChatStreamArgs): Record<string, unknown> {
   // The adapters already ask for a stream; this only guards the one rule the loop relies on.
-  return body.stream === true ? body : { ...body, stream: true };
+  return args.expect === 'json' || body.stream === true ? body : { ...body, stream: true };
 }
 
 async function send(args: OpenChatStreamArgs, body: Record<string, unknown>): Promise<Dispatcher.ResponseData> {
@@ -60,7 +66,7 @@ async function send(args: OpenChatStreamArgs, body: Record<string, unknown>): Pr
       headers: {
         ...args.call.headers,
         'content-type': 'application/json',
-        accept: 'text/event-stream',
+        accept: args.expect === 'json' ? 'application/json' : 'text/event-stream',
         'user-agent': 'svir',
         // undici holds a streamed body to this length exactly (a mismatch fails the request).
         ...(whole === undefined ? { 'content-length': String(encoded.byteLength) } : {}),
@@ -77,7 +83,7 @@ async function send(args: OpenChatStreamArgs, body: Record<string, unknown>): Pr
 export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedChatStream> {
   const name = args.backend.config.name;
   const changes = [...args.call.changes];
-  let body = withStream(args.call.body);
+  let body = withStream(args.call.body, args);
   let retried = false;
   /** Fields a retry already dropped or changed: none is retried twice. */
   const touched = new Set<string>();
@@ -104,18 +110,19 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
       for (const field of plan.fields) touched.add(field);
       retried = true;
       changes.push(plan.change);
-      body = withStream(plan.body);
+      body = withStream(plan.body, args);
       continue;
     }
 
     const contentType = headerValue(response.headers['content-type']) ?? '';
-    if (!/^\s*text\/event-stream\b/i.test(contentType)) {
+    const json = args.expect === 'json';
+    if (!(json ? /^\s*application\/([\w.+-]*\+)?json\b/i : /^\s*text\/event-stream\b/i).test(contentType)) {
       discardBody(response.body);
       const what = contentType === '' ? 'no content type' : `content type "${contentType.slice(0, 100)}"`;
       throw new SvirError('upstream_error', {
         source: 'upstream',
         backend: name,
-        message: `backend "${name}" answered HTTP ${status} with ${what}, not an event stream.`,
+        message: `backend "${name}" answered HTTP ${status} with ${what}, not ${json ? 'JSON' : 'an event stream'}.`,
       });
     }
     return { body: response.body, changes, retried, sentBody: body };

@@ -16,7 +16,8 @@ import type { UpstreamBody } from './open-chat-stream.js';
 
 export interface ReadCleanStepsArgs {
   body: UpstreamBody;
-  adapter: Adapter;
+  /** Reads one SSE event: the adapter's chat reader, or its legacy completions reader. */
+  adapter: Pick<Adapter, 'readEvent'>;
   ctx: StreamContext;
   decoder: SseDecoder;
   normalizer: Normalizer;

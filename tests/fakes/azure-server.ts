@@ -8,7 +8,8 @@
  * version in `model`; and blocks a blocklisted word in one of its filter modes.
  */
 import type { ServerResponse } from 'node:http';
-import { startScriptedUpstream, type RecordedRequest, type ScriptedUpstream } from './scripted-upstream.js';
+import { startScriptedUpstream, type RecordedRequest, type ScriptedResponse, type ScriptedUpstream } from './scripted-upstream.js';
+import { fakeCompletionHandler, fakeEmbeddingHandler } from './fake-legacy.js';
 import {
   fakeChatBodySchema,
   JSON_ANSWER,
@@ -200,6 +201,52 @@ export async function startAzureServer(options: AzureOptions = {}): Promise<Scri
   upstream.route('POST', '/openai/v1/chat/completions', handle(undefined));
   for (const deployment of settings.deployments) {
     upstream.route('POST', `/openai/deployments/${deployment}/chat/completions`, handle(deployment));
+  }
+  // The legacy routes, on the same deployments, keys and api-version rule; the answer is the
+  // shared fakes' (the completion stream opens with the prompt-filter report).
+  const guarded = (deploymentFromPath: string | undefined, inner: ScriptedResponse): ScriptedResponse => ({
+    kind: 'handler',
+    handle: (req, res, recorded) => {
+      if (recorded.headers['api-key'] !== settings.apiKey) {
+        writeJson(res, 401, { error: { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint.' } });
+        return;
+      }
+      const model = typeof recorded.body === 'object' && recorded.body !== null && 'model' in recorded.body ? recorded.body.model : undefined;
+      const deployment = deploymentFromPath ?? (typeof model === 'string' ? model : '');
+      if (!settings.deployments.includes(deployment) || (deploymentFromPath !== undefined && !/[?&]api-version=/.test(recorded.path))) {
+        writeJson(res, 404, { error: { code: 'DeploymentNotFound', message: 'The API deployment for this resource does not exist.' } });
+        return;
+      }
+      if (inner.kind === 'handler') return inner.handle(req, res, recorded);
+    },
+  });
+  const SAFE_TEXT = { hate: { filtered: false, severity: 'safe' }, self_harm: { filtered: false, severity: 'safe' }, sexual: { filtered: false, severity: 'safe' }, violence: { filtered: false, severity: 'safe' } };
+  const completionChunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
+    id: 'cmpl-AZ1',
+    object: 'text_completion',
+    created: 1_760_000_700,
+    model: settings.modelVersion,
+    choices,
+    system_fingerprint: null,
+    ...extra,
+  });
+  const completions = fakeCompletionHandler({
+    suffix: 'fill',
+    opening: [{ choices: [], created: 0, id: '', model: '', object: '', prompt_filter_results: [{ prompt_index: 0, content_filter_results: SAFE_TEXT }] }],
+    chunk: (text, finish, _body, logprobs) => completionChunk([{ text, index: 0, logprobs, finish_reason: finish, content_filter_results: SAFE_TEXT }]),
+    usageChunk: (usage) => completionChunk([], { usage }),
+    refuse: (res) => invalid(res, "Missing required parameter: 'prompt'.", 'prompt'),
+  });
+  const embeddings = fakeEmbeddingHandler({
+    base64: true,
+    model: () => settings.modelVersion,
+    refuse: (res) => invalid(res, "Missing required parameter: 'input'.", 'input'),
+  });
+  upstream.route('POST', '/openai/v1/completions', guarded(undefined, completions));
+  upstream.route('POST', '/openai/v1/embeddings', guarded(undefined, embeddings));
+  for (const deployment of settings.deployments) {
+    upstream.route('POST', `/openai/deployments/${deployment}/completions`, guarded(deployment, completions));
+    upstream.route('POST', `/openai/deployments/${deployment}/embeddings`, guarded(deployment, embeddings));
   }
   return upstream;
 }

@@ -10,6 +10,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
+import { fakeCompletionHandler, fakeEmbeddingHandler } from './fake-legacy.js';
 import {
   hasImagePart,
   modelAnswer,
@@ -29,6 +30,8 @@ export interface LlamaCppOptions {
   /** The context, in prompt characters (a token per character here). */
   nCtx?: number;
   modelPath?: string;
+  /** Started with `--embeddings` (without it, /v1/embeddings is 501). */
+  embeddings?: boolean;
 }
 
 const VALID_CHOICES = new Set(['none', 'auto', 'required']);
@@ -107,7 +110,7 @@ function answer(body: FakeChatBody, res: ServerResponse, options: Required<Llama
 }
 
 export async function startLlamaCppServer(options: LlamaCppOptions = {}): Promise<ScriptedUpstream> {
-  const settings: Required<LlamaCppOptions> = { mmproj: false, nCtx: 16384, modelPath: '/models/muse-glimmer-30b-Q4_K_M.gguf', ...options };
+  const settings: Required<LlamaCppOptions> = { mmproj: false, embeddings: false, nCtx: 16384, modelPath: '/models/muse-glimmer-30b-Q4_K_M.gguf', ...options };
   const upstream = await startScriptedUpstream();
   const modalities = settings.mmproj ? ['text', 'image'] : ['text'];
   upstream.route('GET', '/v1/models', {
@@ -133,6 +136,45 @@ export async function startLlamaCppServer(options: LlamaCppOptions = {}): Promis
       (res) => writeJson(res, 400, { error: { code: 400, message: "'messages' is required", type: 'invalid_request_error' } }),
       (body, res) => answer(body, res, settings),
     ),
+  );
+  const invalid = (message: string) => (res: ServerResponse) =>
+    writeJson(res, 400, { error: { code: 400, message, type: 'invalid_request_error' } });
+  upstream.route(
+    'POST',
+    '/v1/completions',
+    fakeCompletionHandler({
+      // Its OpenAI-compatible /v1/completions refuses the field (FIM is its own /infill).
+      suffix: invalid('Unsupported param: suffix'),
+      chunk: (text, finish, _body, logprobs) => ({
+        choices: [{ text, index: 0, logprobs, finish_reason: finish }],
+        created: 1_760_000_300,
+        id: 'chatcmpl-llc1',
+        model: settings.modelPath,
+        system_fingerprint: 'b11429-3f2a1c',
+        object: 'text_completion',
+      }),
+      usageChunk: (usage) => ({
+        choices: [],
+        created: 1_760_000_300,
+        id: 'chatcmpl-llc1',
+        model: settings.modelPath,
+        object: 'text_completion',
+        usage,
+        timings: { prompt_n: usage.prompt_tokens, prompt_ms: 20.5, predicted_n: usage.completion_tokens, predicted_ms: 90.1 },
+      }),
+      refuse: invalid('"prompt" must be provided'),
+    }),
+  );
+  upstream.route(
+    'POST',
+    '/v1/embeddings',
+    settings.embeddings
+      ? fakeEmbeddingHandler({ base64: true, model: () => settings.modelPath, refuse: invalid('"input" must be provided') })
+      : {
+          kind: 'body',
+          status: 501,
+          body: { error: { code: 501, message: 'This server does not support embeddings. Start it with `--embeddings`', type: 'not_supported_error' } },
+        },
   );
   return upstream;
 }

@@ -7,6 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
+import { fakeCompletionHandler, fakeEmbeddingHandler } from './fake-legacy.js';
 import {
   JSON_ANSWER,
   modelAnswer,
@@ -111,6 +112,35 @@ export async function startLmStudioServer(options: LmStudioOptions = {}): Promis
       (res) => writeJson(res, 400, { error: "'messages' field is required" }),
       (body, res) => answer(body, res, settings),
     ),
+  );
+  const completionChunk = (body: { model?: string | undefined }, choices: unknown[], extra: Record<string, unknown> = {}) => ({
+    id: 'cmpl-lms1',
+    object: 'text_completion',
+    created: 1_760_000_500,
+    model: body.model ?? settings.loadedModel,
+    choices,
+    ...extra,
+  });
+  upstream.route(
+    'POST',
+    '/v1/completions',
+    fakeCompletionHandler({
+      // Its documented parameters have no `suffix`: the prompt alone is continued.
+      suffix: 'ignore',
+      chunk: (text, finish, body, logprobs) => completionChunk(body, [{ index: 0, text, logprobs, finish_reason: finish }]),
+      usageChunk: (usage, body) => completionChunk(body, [], { usage }),
+      refuse: (res) => writeJson(res, 400, { error: "'prompt' field is required" }),
+    }),
+  );
+  upstream.route(
+    'POST',
+    '/v1/embeddings',
+    // encoding_format is not read: floats, even when base64 was asked (its tracker, issue 756).
+    fakeEmbeddingHandler({
+      base64: false,
+      model: (body) => body.model ?? 'text-embedding-nomic-embed-text-v1.5',
+      refuse: (res) => writeJson(res, 400, { error: "'input' field is required" }),
+    }),
   );
   return upstream;
 }

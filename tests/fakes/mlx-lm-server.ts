@@ -9,6 +9,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
+import { fakeCompletionHandler, fakeEmbeddingHandler } from './fake-legacy.js';
 import {
   hasNonTextPart,
   modelAnswer,
@@ -97,5 +98,26 @@ export async function startMlxLmServer(options: MlxLmOptions = {}): Promise<Scri
       (body, res) => answer(body, res, modelPath),
     ),
   );
+  const base = (body: { model?: string | undefined }) => ({
+    id: 'cmpl-5f1c2a',
+    system_fingerprint: '0.32.0-0.30.1-macOS-15.6-arm64-applegpu_g16s',
+    object: 'text_completion',
+    model: body.model ?? modelPath,
+    created: 1_760_000_600,
+  });
+  upstream.route(
+    'POST',
+    '/v1/completions',
+    fakeCompletionHandler({
+      // handle_text_completions reads `prompt` only.
+      suffix: 'ignore',
+      chunk: (text, finish, body, logprobs) => ({ ...base(body), choices: [{ index: 0, finish_reason: finish, text, ...(logprobs === null ? {} : { logprobs }) }] }),
+      // Its usage chunk says `chat.completion` on this route too.
+      usageChunk: (usage, body) => ({ ...base(body), object: 'chat.completion', choices: [], usage }),
+      refuse: (res) => writeJson(res, 404, { error: 'Request did not contain a prompt' }),
+    }),
+  );
+  // No /v1/embeddings: any other POST path is 404 with the words "Not Found" as the body.
+  upstream.route('POST', '/v1/embeddings', { kind: 'body', status: 404, headers: { 'content-type': 'application/json' }, body: 'Not Found' });
   return upstream;
 }

@@ -10,6 +10,7 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
+import { fakeCompletionHandler, fakeEmbeddingHandler } from './fake-legacy.js';
 import {
   JSON_ANSWER,
   lastUserText,
@@ -118,6 +119,18 @@ export async function startMlxVlmServer(options: MlxVlmOptions = {}): Promise<Sc
       },
       (body, res) => answer(body, res, settings),
     ),
+  );
+  // No /v1/completions: FastAPI's 404.
+  upstream.route('POST', '/v1/completions', { kind: 'body', status: 404, body: { detail: 'Not Found' } });
+  upstream.route(
+    'POST',
+    '/v1/embeddings',
+    // EmbeddingsRequest takes encoding_format and never reads it: floats.
+    fakeEmbeddingHandler({
+      base64: false,
+      model: (body) => body.model ?? settings.modelPath,
+      refuse: (res) => writeJson(res, 422, { detail: [{ type: 'missing', loc: ['body', 'input'], msg: 'Field required', input: null }] }),
+    }),
   );
   return upstream;
 }

@@ -12,6 +12,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
+import { fakeCompletionHandler, fakeEmbeddingHandler } from './fake-legacy.js';
 import {
   JSON_ANSWER,
   modelAnswer,
@@ -148,6 +149,30 @@ export async function startVllmServer(options: VllmOptions = {}): Promise<Script
       (res) => badRequest(res, 'messages: Field required'),
       (body, res) => answer(body, res, settings),
     ),
+  );
+  const completionChunk = (choices: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    id: 'cmpl-vl1',
+    object: 'text_completion',
+    created: 1_760_000_400,
+    model: settings.servedModelName,
+    choices,
+    ...extra,
+  });
+  upstream.route(
+    'POST',
+    '/v1/completions',
+    fakeCompletionHandler({
+      suffix: (res) => badRequest(res, 'suffix is not currently supported'),
+      chunk: (text, finish, _body, logprobs) =>
+        completionChunk([{ index: 0, text, logprobs, finish_reason: finish, stop_reason: null, token_ids: null, prompt_token_ids: null }]),
+      usageChunk: (usage) => completionChunk([], { usage }),
+      refuse: (res) => badRequest(res, 'Field required', 'prompt'),
+    }),
+  );
+  upstream.route(
+    'POST',
+    '/v1/embeddings',
+    fakeEmbeddingHandler({ base64: true, model: () => settings.servedModelName, refuse: (res) => badRequest(res, 'Field required', 'input') }),
   );
   return upstream;
 }

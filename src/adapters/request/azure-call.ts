@@ -1,11 +1,11 @@
 /**
- * Azure OpenAI: `{resource}/openai/v1/chat/completions` with the `api-key` header and no
- * `Authorization`, or, with `apiVersion` configured, the deployments route
- * `{resource}/openai/deployments/{deployment}/chat/completions?api-version=...`. The deployment
+ * Azure OpenAI: `{resource}/openai/v1/chat/completions` (or `completions`, `embeddings`) with
+ * the `api-key` header and no `Authorization`, or, with `apiVersion` configured, the
+ * deployments route `{resource}/openai/deployments/{deployment}/chat/completions?api-version=...`. The deployment
  * name is the model. The resource URL is taken as written, with or without `/openai`, `/v1`
  * or `/openai/v1` and a trailing slash.
  */
-import type { BackendInfo, UpstreamCall } from '../adapter.js';
+import type { BackendInfo, UpstreamCall, UpstreamEndpoint, UpstreamRoute } from '../adapter.js';
 import type { RequestDraft } from './request-draft.js';
 
 export function azureResourceUrl(url: string): string {
@@ -16,14 +16,18 @@ export function azureResourceUrl(url: string): string {
   return resource;
 }
 
-export function azureCall(draft: RequestDraft, backend: BackendInfo): UpstreamCall {
+export function azureEndpoint(route: UpstreamRoute, backend: BackendInfo, deployment: string): UpstreamEndpoint {
   const resource = azureResourceUrl(backend.config.url);
   const apiVersion = backend.config.apiVersion;
   const url =
     apiVersion === undefined
-      ? `${resource}/openai/v1/chat/completions`
-      : `${resource}/openai/deployments/${encodeURIComponent(draft.body.model)}/chat/completions?api-version=${encodeURIComponent(apiVersion)}`;
+      ? `${resource}/openai/v1/${route}`
+      : `${resource}/openai/deployments/${encodeURIComponent(deployment)}/${route}?api-version=${encodeURIComponent(apiVersion)}`;
   const headers: Record<string, string> = {};
   if (backend.config.apiKey !== undefined) headers['api-key'] = backend.config.apiKey;
-  return { url, headers, body: draft.body, changes: [...draft.changes] };
+  return { url, headers };
+}
+
+export function azureCall(draft: RequestDraft, backend: BackendInfo): UpstreamCall {
+  return { ...azureEndpoint('chat/completions', backend, draft.body.model), body: draft.body, changes: [...draft.changes] };
 }

@@ -1,0 +1,90 @@
+/**
+ * The generic reader of a legacy Completions stream (`text_completion` chunks): one SSE event →
+ * the same neutral parts a chat stream gives, so that the one normalizer (ids, the held finish,
+ * usage, errors, a cut stream) serves this route too. The text of the first choice is answer
+ * text; `logprobs` are passed on as the server wrote them (the legacy lists, or mlx-lm's chat
+ * shape); `usage` is read from whichever chunk carries it (mlx-lm labels its usage chunk
+ * `chat.completion`). An error chunk or `event: error` is the server's failure.
+ */
+import { z } from 'zod';
+import type { StreamContext } from '../adapters/adapter.js';
+import { SvirError } from '../errors.js';
+import { mapUpstreamError } from './map-upstream-error.js';
+import { nestsDeeperThan } from './nests-deeper-than.js';
+import type { Part, SseEvent } from './parts.js';
+import { pushMeta } from './push-meta.js';
+import { readUsage } from './read-usage.js';
+
+const choiceSchema = z.object({
+  index: z.unknown().optional(),
+  text: z.string().nullish(),
+  logprobs: z.unknown().optional(),
+  finish_reason: z.string().nullish(),
+});
+
+const chunkSchema = z.object({
+  id: z.string().nullish().catch(undefined),
+  created: z.number().nullish().catch(undefined),
+  choices: z.array(z.unknown()).nullish(),
+  usage: z.unknown().optional(),
+  error: z.unknown().optional(),
+});
+
+/** Real logprobs nest a few levels; far deeper ones would overflow the chunk encoder. */
+const MAX_LOGPROBS_DEPTH = 64;
+
+export function readCompletionEvent(event: SseEvent, ctx: StreamContext): Part[] {
+  if (event.event === 'error') return [{ kind: 'error', error: streamError(event.data, ctx) }];
+  if (event.event !== undefined) return [];
+  const data = event.data.trim();
+  if (data.length === 0) return [];
+  if (data === '[DONE]') return [{ kind: 'done' }];
+
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return [unreadable(ctx, 'a chunk that is not JSON')];
+  }
+  const chunk = chunkSchema.safeParse(json);
+  if (!chunk.success) return [unreadable(ctx, 'a chunk that is not a JSON object of the chunk shape')];
+  const { id, created, choices, usage, error } = chunk.data;
+  if (error !== undefined && error !== null) return [{ kind: 'error', error: streamError(data, ctx) }];
+
+  const parts: Part[] = [];
+  pushMeta(parts, id, created);
+  const first = (choices ?? []).map((raw) => choiceSchema.safeParse(raw)).find((read) => !read.success || isFirst(read.data.index));
+  if (first !== undefined) {
+    if (!first.success) return [unreadable(ctx, 'a choice of an unexpected shape')];
+    const { text, logprobs, finish_reason } = first.data;
+    if (text) parts.push({ kind: 'content', text });
+    if (logprobs !== undefined && logprobs !== null) {
+      if (ctx.logprobs && nestsDeeperThan(logprobs, MAX_LOGPROBS_DEPTH)) return [unreadable(ctx, 'logprobs nested too deeply')];
+      parts.push({ kind: 'logprobs', value: logprobs });
+    }
+    if (finish_reason) parts.push({ kind: 'finish', reason: finish_reason });
+  }
+  const read = readUsage(usage);
+  if (read !== undefined) parts.push({ kind: 'usage', usage: read });
+  return parts;
+}
+
+/** The choice with index 0 (or none given); other choices are not part of a one-prompt answer. */
+function isFirst(index: unknown): boolean {
+  return index === 0 || index === undefined || index === null;
+}
+
+function streamError(body: string, ctx: StreamContext): SvirError {
+  return mapUpstreamError({ status: 200, body, backend: ctx.backend, channel: 'stream', secrets: ctx.secrets ?? [] });
+}
+
+function unreadable(ctx: StreamContext, what: string): Part {
+  return {
+    kind: 'error',
+    error: new SvirError('upstream_error', {
+      source: 'upstream',
+      backend: ctx.backend,
+      message: `backend "${ctx.backend}" sent an unreadable chunk: ${what}.`,
+    }),
+  };
+}

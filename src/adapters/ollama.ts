@@ -12,8 +12,9 @@
  */
 import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
+import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
-import { bearerCall } from './request/bearer-call.js';
+import { bearerCall, bearerEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { dropUnreadToolChoice } from './request/drop-unread-tool-choice.js';
@@ -38,6 +39,10 @@ const OLLAMA_IMAGE_TYPES = ['image/jpeg', 'image/jpg', 'image/png', 'image/webp'
 
 export const ollamaAdapter: Adapter = {
   type: 'ollama',
+  // Both routes; `suffix` fills in the middle for a model with the `insert` capability, and
+  // embeddings honour encoding_format (docs/ollama.md).
+  legacy: { completions: { suffix: true }, embeddings: true },
+  endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({ reasoningKey: 'reasoning', contentChecks: [inlineTextFiles] }),
@@ -52,6 +57,7 @@ export const ollamaAdapter: Adapter = {
     bearerCall,
   ),
   readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
+  readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
   readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
   planRetry: firstRetryPlan([planNoThinkingRetry, planReasoningValueRetry, planOptionalFieldRetry]),
   servedModelId: latestTagModelId,

@@ -14,6 +14,7 @@ import { startLlamaCppServer } from '../fakes/llamacpp-server.js';
 import { startLmStudioServer } from '../fakes/lmstudio-server.js';
 import { startMlxLmServer } from '../fakes/mlx-lm-server.js';
 import { startMlxVlmServer } from '../fakes/mlx-vlm-server.js';
+import { startOllamaServer } from '../fakes/ollama-server.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startVllmServer } from '../fakes/vllm-server.js';
 import { receivedHeaders, startSvir, SVIR_KEY, type SvirRig } from './backends-rig.js';
@@ -27,6 +28,8 @@ interface Fake {
   paths: { completions: string; embeddings: string };
   completions: 'fill' | 'no-suffix' | 'none';
   embeddings: 'base64' | 'floats' | 'none';
+  /** The model asked on /v1/embeddings, when not `model`. */
+  embedModel?: string;
   extra?: Record<string, unknown>;
 }
 
@@ -74,10 +77,11 @@ beforeAll(async () => {
     { name: 'llc', type: 'llamacpp', upstream: await startLlamaCppServer({ embeddings: true }), model: 'muse', paths: v1, completions: 'no-suffix', embeddings: 'base64' },
     { name: 'vl', type: 'vllm', upstream: await startVllmServer(), model: 'qwen3.8', paths: v1, completions: 'no-suffix', embeddings: 'base64' },
     { name: 'mlx', type: 'mlx-lm', upstream: await startMlxLmServer(), model: 'qwen-mlx', paths: v1, completions: 'no-suffix', embeddings: 'none' },
+    { name: 'oll', type: 'ollama', upstream: await startOllamaServer(), model: 'qwen3:8b', embedModel: 'nomic-embed-text:latest', paths: v1, completions: 'fill', embeddings: 'base64' },
     { name: 'vlm', type: 'mlx-vlm', upstream: await startMlxVlmServer(), model: 'qwen-vlm', paths: v1, completions: 'none', embeddings: 'floats' },
   );
   svir = await startSvir(
-    fakes.map((fake) => ({ name: fake.name, type: fake.type, upstream: fake.upstream, models: [fake.model], ...(fake.type === 'azure' ? { urlPath: '' } : {}), ...fake.extra })),
+    fakes.map((fake) => ({ name: fake.name, type: fake.type, upstream: fake.upstream, models: [fake.model, ...(fake.embedModel === undefined ? [] : [fake.embedModel])], ...(fake.type === 'azure' ? { urlPath: '' } : {}), ...fake.extra })),
   );
 });
 afterAll(async () => {
@@ -295,20 +299,21 @@ describe('POST /v1/embeddings through svir', () => {
 
   it('answers floats when asked (or by default), model the client string, from every backend type that has the route', async () => {
     for (const fake of serving()) {
-      const answer = await post('/v1/embeddings', { model: fake.model, input: ['hello', 'world!'] });
+      const model = fake.embedModel ?? fake.model;
+      const answer = await post('/v1/embeddings', { model, input: ['hello', 'world!'] });
       expect(answer.status, `${fake.name}: ${answer.text}`).toBe(200);
       const body = answerSchema.parse(JSON.parse(answer.text));
-      expect(body.model).toBe(fake.model);
+      expect(body.model).toBe(model);
       expect(body.data.map((item) => item.embedding)).toEqual([embeddingOf('hello'), embeddingOf('world!')]);
       expect(body.data.map((item) => item.index)).toEqual([0, 1]);
       expect(body.usage).toEqual({ prompt_tokens: 11, total_tokens: 11 });
-      expect(lastBody(fake, 'embeddings').model).toBe(fake.model);
+      expect(lastBody(fake, 'embeddings').model).toBe(model);
     }
   });
 
   it('answers base64 float32 when asked, whether the server honours encoding_format or sends floats regardless', async () => {
     for (const fake of serving()) {
-      const answer = await post('/v1/embeddings', { model: fake.model, input: 'hello', encoding_format: 'base64' });
+      const answer = await post('/v1/embeddings', { model: fake.embedModel ?? fake.model, input: 'hello', encoding_format: 'base64' });
       expect(answer.status, fake.name).toBe(200);
       const body = answerSchema.parse(JSON.parse(answer.text));
       const vector = body.data[0]?.embedding;

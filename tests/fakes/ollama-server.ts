@@ -15,6 +15,7 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
+import { fakeCompletionHandler, fakeEmbeddingHandler } from './fake-legacy.js';
 import {
   JSON_ANSWER,
   LOCKER_ARGUMENTS,
@@ -267,5 +268,41 @@ export async function startOllamaServer(options: OllamaOptions = {}): Promise<Sc
       (body, res) => answer(body, res, settings),
     ),
   );
+  // The legacy routes (docs/ollama.md): `suffix` filled in, embeddings in base64 when asked,
+  // and with usage asked every completion chunk carries `usage` (zeros until the last chunk).
+  const completionChunk = (body: { model?: string | undefined }, choices: unknown[], usage?: unknown) => ({
+    id: 'cmpl-417',
+    object: 'text_completion',
+    created: 1_767_000_100,
+    model: body.model ?? '',
+    system_fingerprint: 'fp_ollama',
+    choices,
+    ...(usage === undefined ? {} : { usage }),
+  });
+  const zeros = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  upstream.route(
+    'POST',
+    '/v1/completions',
+    fakeCompletionHandler({
+      suffix: 'fill',
+      chunk: (text, finish, body) =>
+        completionChunk(body, [{ text, index: 0, finish_reason: finish }], body.stream_options?.include_usage === true ? zeros : undefined),
+      usageChunk: (usage, body) => completionChunk(body, [], usage),
+      refuse: (res) => fail(res, 400, 'json: cannot unmarshal array into Go struct field CompletionRequest.prompt of type string'),
+    }),
+  );
+  const embeddings = fakeEmbeddingHandler({ base64: true, model: (body) => body.model ?? '', refuse: (res) => fail(res, 400, 'invalid input') });
+  upstream.route('POST', '/v1/embeddings', {
+    kind: 'handler',
+    handle: (req, res, recorded) => {
+      const named = z.looseObject({ model: z.string() }).safeParse(recorded.body);
+      const model = named.success ? named.data.model : '';
+      if (!settings.models.some((entry) => entry.name === model && entry.embedding === true)) {
+        fail(res, 400, `"${model}" does not support embedding`);
+        return;
+      }
+      if (embeddings.kind === 'handler') return embeddings.handle(req, res, recorded);
+    },
+  });
   return upstream;
 }

@@ -53,7 +53,13 @@ export function toChatToolChoice(
     }
     return { tools, toolChoice: { type: 'function', function: { name: chatName } }, notes: [] };
   }
-  if (choice.type === 'allowed_tools' && 'mode' in choice && Array.isArray(choice.tools)) {
+  if (choice.type === 'allowed_tools') {
+    if (!('mode' in choice) || !Array.isArray(choice.tools)) {
+      throw new SvirError('invalid_request', {
+        param: 'tool_choice',
+        message: 'Invalid request: tool_choice allowed_tools needs a mode (auto or required) and a list of tools.',
+      });
+    }
     const allowed = new Set<string>();
     for (const entry of choice.tools) {
       if (entry.type !== 'function' || typeof entry.name !== 'string') continue;

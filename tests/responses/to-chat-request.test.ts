@@ -289,6 +289,7 @@ describe('tools and tool_choice', () => {
     ['a custom tool', { tools: [{ type: 'custom', name: 'apply_patch' }], tool_choice: { type: 'custom', name: 'apply_patch' } }, /custom tool apply_patch/],
     ['required over built-ins only', { tools: [{ type: 'web_search' }], tool_choice: 'required' }, /web_search/],
     ['a function the request does not declare', { tools: [weatherTool], tool_choice: { type: 'function', name: 'nope' } }, /nope/],
+    ['allowed_tools without a mode', { tools: [weatherTool], tool_choice: { type: 'allowed_tools', tools: [{ type: 'function', name: 'weather' }] } }, /allowed_tools needs a mode/],
   ])('tool_choice forcing %s is a 400 naming it', (_title, body, message) => {
     const err = refusal({ input: 'x', ...body });
     expect(err.status).toBe(400);

@@ -30,8 +30,9 @@ beforeAll(async () => {
     ],
   });
   fleet.upstream('a').chat(
-    // 3 visible tokens, at least 30 ms apart: a rate.
-    answer(['x', 'y', 'z'], { between: { delayMs: 30 } }),
+    // 3 visible tokens, at least 150 ms apart: a rate. (30 ms was too close on a loaded machine:
+    // svir's event loop, busy elsewhere, read all three in one read, which spans no time.)
+    answer(['x', 'y', 'z'], { between: { delayMs: 150 } }),
     // One token: no rate.
     answer(['one']),
     scripted({ content: ['cut'], finish: 'length' }),

@@ -5,7 +5,7 @@
  */
 import { configSchema, type Config } from '../../../src/config/schema.js';
 import { buildServer } from '../../../src/server.js';
-import { startScriptedUpstream, type ScriptedResponse, type ScriptedUpstream } from '../../fakes/scripted-upstream.js';
+import { startScriptedUpstream, type RecordedRequest, type ScriptedResponse, type ScriptedUpstream } from '../../fakes/scripted-upstream.js';
 import { BACKEND_FLAVORS, type BackendFlavor } from './backend-flavors.js';
 import { renderUpstreamTurn, type RenderOptions } from './render-upstream-turn.js';
 import type { UpstreamTurn } from './upstream-turn.js';
@@ -19,6 +19,13 @@ export interface ClientRig {
   upstreamOf(flavor: BackendFlavor): ScriptedUpstream;
   /** The flavor's server answers the next chat requests with this turn, in its dialect. */
   script(flavor: BackendFlavor, turn: UpstreamTurn, options?: RenderOptions): void;
+  /**
+   * The flavor's server answers the next chat requests with these turns, one per request, in
+   * order (the last one keeps answering): a client's multi-turn conversation.
+   */
+  scriptTurns(flavor: BackendFlavor, ...turns: UpstreamTurn[]): void;
+  /** The chat requests the flavor's server received, in order. */
+  chatRequestsTo(flavor: BackendFlavor): RecordedRequest[];
   /** The flavor's server answers the next chat requests with this raw response. */
   scriptRaw(flavor: BackendFlavor, response: ScriptedResponse): void;
   close(): Promise<void>;
@@ -78,6 +85,12 @@ export async function startClientRig(options: ClientRigOptions = {}): Promise<Cl
     upstreamOf,
     script(flavor, turn, renderOptions) {
       upstreamOf(flavor).route('POST', flavor.chatPath, renderUpstreamTurn(flavor, turn, renderOptions));
+    },
+    scriptTurns(flavor, ...turns) {
+      upstreamOf(flavor).route('POST', flavor.chatPath, ...turns.map((turn) => renderUpstreamTurn(flavor, turn)));
+    },
+    chatRequestsTo(flavor) {
+      return upstreamOf(flavor).requestsTo('POST', flavor.chatPath);
     },
     scriptRaw(flavor, response) {
       upstreamOf(flavor).route('POST', flavor.chatPath, response);

@@ -1,0 +1,260 @@
+/**
+ * Codex CLI (`@openai/codex`, the npm package; its native binary comes in the platform package
+ * `@openai/codex-<os>-<arch>`) run as `codex exec` against svir, sealed off from everything else:
+ * - a throwaway CODEX_HOME whose config.toml points a custom provider (`wire_api = "responses"`)
+ *   at svir, with no retries, and turns off what reaches other hosts on its own: the update
+ *   check, analytics, feedback, OpenTelemetry export, and the plugin/app sync features (the
+ *   curated-plugin sync asks github.com and chatgpt.com at startup otherwise);
+ * - an environment built from nothing (no OPENAI_API_KEY or CODEX_* of the machine), whose
+ *   HTTP(S)_PROXY / ALL_PROXY point at a local trap: every connection Codex (or a git it runs)
+ *   tries to anywhere but 127.0.0.1 lands there and is recorded, then closed;
+ * - a throwaway working directory, no sandbox (root in a container has none to give; the only
+ *   command run is the harmless one a test's fake asks for), a timeout, `--json` events on stdout.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/** The environment variable that carries svir's key to Codex (`env_key`). */
+export const CODEX_KEY_ENV = 'SVIR_KEY';
+
+export interface CodexProviderOptions {
+  /** svir's base URL, `http://127.0.0.1:<port>/v1`: Codex posts to `<base_url>/responses`. */
+  baseURL: string;
+  model: string;
+}
+
+/** What a user writes for svir in config.toml (README, "Codex CLI"): the model and the provider. */
+export function codexProviderToml({ baseURL, model }: CodexProviderOptions): string {
+  return [
+    `model = ${JSON.stringify(model)}`,
+    'model_provider = "svir"',
+    '',
+    '[model_providers.svir]',
+    'name = "svir"',
+    `base_url = ${JSON.stringify(baseURL)}`,
+    `env_key = ${JSON.stringify(CODEX_KEY_ENV)}`,
+    'wire_api = "responses"',
+    '',
+  ].join('\n');
+}
+
+/**
+ * The test run's config.toml: the user's provider block, then what only a sealed test run needs
+ * (top-level keys must come before the first table, so they go first).
+ */
+export function codexConfigToml(options: CodexProviderOptions): string {
+  return [
+    // Run the one harmless command the fake asks for without asking anyone.
+    'approval_policy = "never"',
+    'sandbox_mode = "danger-full-access"',
+    'check_for_update_on_startup = false',
+    codexProviderToml(options),
+    // One request per turn: a failure shows at once instead of being retried behind the test.
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    '',
+    '[analytics]',
+    'enabled = false',
+    '',
+    '[feedback]',
+    'enabled = false',
+    '',
+    '[otel]',
+    'exporter = "none"',
+    '',
+    '[history]',
+    'persistence = "none"',
+    '',
+    '[features]',
+    'plugins = false',
+    'remote_plugin = false',
+    'apps = false',
+    'tool_suggest = false',
+    // The shell snapshot starts a login shell before the turn: slow, and not what is tested.
+    'shell_snapshot = false',
+    '',
+  ].join('\n');
+}
+
+const require = createRequire(import.meta.url);
+
+/** The npm entry point (`bin/codex.js`), which finds and runs the platform's native binary. */
+function codexEntry(): string {
+  return require.resolve('@openai/codex/bin/codex.js');
+}
+
+/**
+ * `codex --version`, or an error saying why Codex cannot run here: the tests that need it fail
+ * with this message instead of being skipped (CI runs on the same kind of machine).
+ */
+export async function codexVersion(): Promise<string> {
+  let entry: string;
+  try {
+    entry = codexEntry();
+  } catch (err) {
+    throw new Error(`@openai/codex is not installed (npm ci installs it as a dev dependency): ${String(err)}`);
+  }
+  const child = spawn(process.execPath, [entry, '--version'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' } });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  const [code] = (await once(child, 'close')) as [number | null];
+  if (code !== 0) {
+    throw new Error(
+      `Codex CLI does not run on ${process.platform}-${process.arch} (its binary comes in the optional dependency ` +
+        `@openai/codex-${process.platform}-${process.arch}; was it installed?): exit ${String(code)}\n${out}`,
+    );
+  }
+  return out.trim();
+}
+
+/** A local stand-in for every proxy: records the first line of each connection, then closes it. */
+async function startProxyTrap(): Promise<{ url: string; attempts: string[]; close(): Promise<void> }> {
+  const attempts: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    socket.once('data', (data: Buffer) => {
+      attempts.push(data.toString('latin1').split('\r\n')[0] ?? '');
+      socket.destroy();
+    });
+    socket.on('error', () => undefined);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the proxy trap has no TCP address');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    attempts,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+/** One line of `codex exec --json`, as far as the tests read it. */
+const codexEventSchema = z.looseObject({
+  type: z.string(),
+  item: z.looseObject({ type: z.string(), text: z.string().optional(), message: z.string().optional() }).optional(),
+  error: z.looseObject({ message: z.string() }).optional(),
+});
+export type CodexEvent = z.infer<typeof codexEventSchema>;
+
+export interface CodexRun {
+  exitCode: number | null;
+  /** Set when the run was killed by the timeout. */
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  /** The `--json` events, in order (lines that are not JSON events are left out). */
+  events: CodexEvent[];
+  /** `item.completed` items, in order. */
+  items: NonNullable<CodexEvent['item']>[];
+  /** The text of the last `agent_message`: what Codex answers. */
+  lastMessage: string | undefined;
+  /** Connections Codex tried through a proxy, i.e. to anything but 127.0.0.1: must stay empty. */
+  strayConnections: string[];
+}
+
+export interface CodexRunOptions extends CodexProviderOptions {
+  apiKey: string;
+  prompt: string;
+  /** Kill the run after this long (default 90 s: the machine may be loaded). */
+  timeoutMs?: number;
+}
+
+/** Runs `codex exec --json <prompt>` once, sealed off as described above, and collects what it did. */
+export async function runCodexExec(options: CodexRunOptions): Promise<CodexRun> {
+  const root = await mkdtemp(join(tmpdir(), 'svir-codex-'));
+  const home = join(root, 'home');
+  const workdir = join(root, 'work');
+  const trap = await startProxyTrap();
+  try {
+    await mkdir(home);
+    await mkdir(workdir);
+    await writeFile(join(home, 'config.toml'), codexConfigToml(options));
+
+    const env: Record<string, string> = {
+      PATH: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
+      HOME: home,
+      CODEX_HOME: home,
+      [CODEX_KEY_ENV]: options.apiKey,
+      LANG: 'C.UTF-8',
+      TERM: 'dumb',
+      NO_COLOR: '1',
+    };
+    // Both spellings: the Rust client reads either, git and curl the lower-case one.
+    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) {
+      env[name] = trap.url;
+      env[name.toLowerCase()] = trap.url;
+    }
+    env['NO_PROXY'] = '127.0.0.1';
+    env['no_proxy'] = '127.0.0.1';
+
+    const args = [
+      codexEntry(),
+      'exec',
+      '--json',
+      '--color',
+      'never',
+      // A key this version does not know fails the run instead of being ignored.
+      '--strict-config',
+      '--ephemeral',
+      '--skip-git-repo-check',
+      '-C',
+      workdir,
+      options.prompt,
+    ];
+    const child = spawn(process.execPath, args, { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      // The whole group: the npm entry point, the native binary, and any shell it started.
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    }, options.timeoutMs ?? 90_000);
+    const [exitCode] = (await once(child, 'close')) as [number | null];
+    clearTimeout(timer);
+
+    const events: CodexEvent[] = [];
+    for (const line of stdout.split('\n')) {
+      if (line.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const parsed = codexEventSchema.safeParse(value);
+      if (parsed.success) events.push(parsed.data);
+    }
+    const items = events.flatMap((event) => (event.type === 'item.completed' && event.item !== undefined ? [event.item] : []));
+    const messages = items.filter((item) => item.type === 'agent_message');
+    return {
+      exitCode,
+      timedOut,
+      stdout,
+      stderr,
+      events,
+      items,
+      lastMessage: messages.at(-1)?.text,
+      strayConnections: [...trap.attempts],
+    };
+  } finally {
+    await trap.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}

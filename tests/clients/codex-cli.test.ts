@@ -23,7 +23,7 @@ import {
   CODEX_COMMAND_OUTPUT,
   CODEX_EXEC_CALL,
 } from './harness/responses-scenarios.js';
-import { REASONING_AND_TEXT, REASONING_AND_TEXT_EXPECTED } from './harness/scenarios.js';
+import { MID_STREAM_FAILURE, REASONING_AND_TEXT, REASONING_AND_TEXT_EXPECTED } from './harness/scenarios.js';
 import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
 
 /** A Codex run takes a few seconds on a loaded machine; two turns and a command take longer. */
@@ -120,6 +120,20 @@ describe.each(BACKEND_FLAVORS)('Codex CLI on /v1/responses, backend $name', (fla
       expect(results[0]?.toolCallId).toBe('call_codex_1');
       expect(results[0]?.text).toContain(CODEX_COMMAND_OUTPUT);
       expect(sent.messages.findIndex((message) => message.role === 'tool')).toBeGreaterThan(callAt);
+    },
+    CODEX_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a failure after the answer began fails the turn with svir\'s error, not a silent end',
+    async () => {
+      rig.script(flavor, MID_STREAM_FAILURE);
+      const run = await codex(flavor, 'Count.');
+      expect(run.timedOut, transcript(run)).toBe(false);
+      expect(run.exitCode, transcript(run)).not.toBe(0);
+      expect(run.strayConnections).toEqual([]);
+      const failed = run.events.find((event) => event.type === 'turn.failed');
+      expect(failed?.error?.message, transcript(run)).toContain(flavor.name);
     },
     CODEX_TEST_TIMEOUT_MS,
   );

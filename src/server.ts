@@ -32,6 +32,7 @@ import { registerEmbeddingsRoute } from './routes/embeddings.js';
 import { registerModelsRoutes } from './routes/models.js';
 import { registerResponsesRoutes, type ResponsesIdKind } from './routes/responses.js';
 import { createResponseStore } from './store/create-response-store.js';
+import { trackConnections, type ConnectionTracker } from './track-connections.js';
 import { createUpstreamPool, type UpstreamPool } from './upstream/create-upstream-pool.js';
 import { fetchModelList } from './upstream/fetch-model-list.js';
 
@@ -64,6 +65,8 @@ export interface SvirRuntime {
   registry: ModelRegistry;
   pool: UpstreamPool;
   streams: ActiveStreams;
+  /** The clients' open connections (shutdown closes the unused ones). */
+  connections: ConnectionTracker;
   logger: Logger;
   queues: BackendQueues;
   metrics: SvirMetrics;
@@ -179,6 +182,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     registry,
     pool,
     streams,
+    connections: trackConnections(app.server),
     logger,
     queues,
     metrics,

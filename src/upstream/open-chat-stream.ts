@@ -18,6 +18,7 @@ import { discardBody } from './discard-body.js';
 import { bodyPieces, encodeJsonBody } from './encode-json-body.js';
 import { mapTransportError } from './map-transport-error.js';
 import { ERROR_BODY_LIMITS, readBoundedBody } from './read-bounded-body.js';
+import { bindResponseBody, closeRequestSocket, watchRequestSocket } from './request-sockets.js';
 
 export type UpstreamBody = Dispatcher.ResponseData['body'];
 
@@ -59,8 +60,13 @@ function withStream(body: Record<string, unknown>, args: OpenChatStreamArgs): Re
 async function send(args: OpenChatStreamArgs, body: Record<string, unknown>): Promise<Dispatcher.ResponseData> {
   const encoded = encodeJsonBody(body);
   const whole = encoded.parts.length === 1 ? encoded.parts[0] : undefined;
+  const payload = whole === undefined ? Readable.from(bodyPieces(encoded), { objectMode: false }) : Buffer.from(whole, 'utf8');
+  // Listening before undici does, the socket is closed before undici's own abort runs
+  // (request-sockets.ts says why).
+  const socket = watchRequestSocket(payload);
+  args.signal.addEventListener('abort', () => closeRequestSocket(socket), { once: true });
   try {
-    return await request(args.call.url, {
+    const response = await request(args.call.url, {
       dispatcher: args.dispatcher,
       method: 'POST',
       headers: {
@@ -71,9 +77,11 @@ async function send(args: OpenChatStreamArgs, body: Record<string, unknown>): Pr
         // undici holds a streamed body to this length exactly (a mismatch fails the request).
         ...(whole === undefined ? { 'content-length': String(encoded.byteLength) } : {}),
       },
-      body: whole === undefined ? Readable.from(bodyPieces(encoded), { objectMode: false }) : Buffer.from(whole, 'utf8'),
+      body: payload,
       signal: args.signal,
     });
+    bindResponseBody(socket, response.body);
+    return response;
   } catch (err) {
     if (args.signal.aborted) throw args.signal.reason;
     throw mapTransportError(err, args.backend.config.name, 'request');

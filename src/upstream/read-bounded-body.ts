@@ -4,6 +4,7 @@
  * response closed. (A 401/403 body is never read: its answer is known from the status, R§5.)
  */
 import type { Dispatcher } from 'undici';
+import { discardBody } from './discard-body.js';
 
 export interface BoundedBodyLimits {
   maxBytes: number;
@@ -20,21 +21,25 @@ export async function readBoundedBody(body: Dispatcher.ResponseData['body'], lim
   let complete = false;
   // Destroying an unfinished body makes undici emit an abort error: heard here, never uncaught.
   body.on('error', () => undefined);
-  const timer = setTimeout(() => body.destroy(), limits.timeoutMs);
+  const timer = setTimeout(() => discardBody(body), limits.timeoutMs);
   try {
     for await (const chunk of body) {
       const bytes: Uint8Array = chunk;
       const room = limits.maxBytes - size;
       text += decoder.decode(bytes.byteLength > room ? bytes.subarray(0, room) : bytes, { stream: true });
       size += Math.min(bytes.byteLength, room);
-      if (size >= limits.maxBytes) break;
+      if (size >= limits.maxBytes) {
+        // Closed here, before the loop's exit destroys the body by undici's abort.
+        discardBody(body);
+        break;
+      }
     }
     complete = size < limits.maxBytes;
   } catch {
     // Timed out or cut: keep what arrived.
   } finally {
     clearTimeout(timer);
-    if (!complete) body.destroy();
+    if (!complete) discardBody(body);
   }
   return text + decoder.decode();
 }

@@ -44,14 +44,14 @@ const DRAIN_LIMIT_MS = 1_000;
 
 async function drainRest(iterator: AsyncIterator<Uint8Array>, body: UpstreamBody): Promise<void> {
   let size = 0;
-  const timer = setTimeout(() => body.destroy(), DRAIN_LIMIT_MS);
+  const timer = setTimeout(() => discardBody(body), DRAIN_LIMIT_MS);
   try {
     for (;;) {
       const read = await iterator.next();
       if (read.done === true) return;
       size += read.value.byteLength;
       if (size > DRAIN_LIMIT_BYTES) {
-        body.destroy();
+        discardBody(body);
         return;
       }
     }

@@ -81,6 +81,10 @@ export interface ScriptedUpstream {
   waitForRequest(method: string, path: string, n?: number): Promise<RecordedRequest>;
   /** Sockets currently open to the fake. */
   openSockets(): number;
+  /** Every connection accepted so far, open or closed. */
+  connectionCount(): number;
+  /** Open connections on which no byte has arrived (opened but never used for a request). */
+  unusedSockets(): number;
   close(): Promise<void>;
 }
 
@@ -186,6 +190,7 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
   const requests: RecordedRequest[] = [];
   const waiters: (() => void)[] = [];
   const sockets = new Set<Socket>();
+  let connections = 0;
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -225,6 +230,7 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
     });
   });
   server.on('connection', (socket) => {
+    connections += 1;
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
@@ -263,6 +269,12 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
     },
     openSockets() {
       return sockets.size;
+    },
+    connectionCount() {
+      return connections;
+    },
+    unusedSockets() {
+      return [...sockets].filter((socket) => socket.bytesRead === 0).length;
     },
     async close() {
       for (const socket of sockets) socket.destroy();

@@ -1,0 +1,38 @@
+/**
+ * The server's open client connections, so that shutdown can close the ones that never sent a
+ * byte. Node's `closeIdleConnections()` closes a keep-alive connection between two requests,
+ * but not one that has not started its first request: an HTTP client that opened a spare
+ * connection (undici does, after a client aborts a streaming response) then held every
+ * shutdown for the whole grace period.
+ */
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+export interface ConnectionTracker {
+  /** Destroys every connection that has not sent a byte yet; returns how many. */
+  closeUnused(): number;
+  readonly size: number;
+}
+
+export function trackConnections(server: Server): ConnectionTracker {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return {
+    closeUnused() {
+      let closed = 0;
+      for (const socket of sockets) {
+        if (socket.bytesRead === 0 && !socket.destroyed) {
+          socket.destroy();
+          closed += 1;
+        }
+      }
+      return closed;
+    },
+    get size() {
+      return sockets.size;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Closes the socket of an upstream request svir gives up on (client gone, shutdown, a deadline,
+ * a body it will not read), so that ending a request never opens a new connection.
+ *
+ * Why this exists: undici 7 ends an aborted request by destroying its socket with an
+ * "informational" error; the socket's close handler then puts the aborted request back among
+ * the pending ones, and the client connects again for it before it notices the abort
+ * (nodejs/undici#5845). Each aborted stream thus left one connection that never carried a
+ * request, and a llama.cpp server gives every connection one of its few HTTP slots. When svir
+ * destroys the socket itself first, with an ordinary error, undici fails the request instead of
+ * re-queueing it, and its own abort then finds the socket already gone.
+ *
+ * undici names a request's socket on its `undici:client:sendHeaders` diagnostics channel; the
+ * request is recognised by its body, which is the very Buffer or stream svir passed.
+ */
+import { subscribe } from 'node:diagnostics_channel';
+import { Socket } from 'node:net';
+
+/** One upstream request svir sent: its socket once undici has written the headers to one. */
+export interface RequestSocket {
+  socket?: Socket;
+  /** undici's request object; `completed` says the socket went back to the pool. */
+  request?: Record<string, unknown>;
+}
+
+const byPayload = new WeakMap<object, RequestSocket>();
+const byResponse = new WeakMap<object, RequestSocket>();
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+subscribe('undici:client:sendHeaders', (message) => {
+  if (!isObject(message) || !isObject(message.request) || !(message.socket instanceof Socket)) return;
+  const body = message.request.body;
+  if (!isObject(body)) return;
+  const entry = byPayload.get(body);
+  if (entry === undefined) return;
+  entry.socket = message.socket;
+  entry.request = message.request;
+});
+
+/** Starts watching for the socket of the request that sends this body (a Buffer or a stream). */
+export function watchRequestSocket(payload: object): RequestSocket {
+  const entry: RequestSocket = {};
+  byPayload.set(payload, entry);
+  return entry;
+}
+
+/** Lets `closeResponseSocket(body)` find the request behind a response body. */
+export function bindResponseBody(entry: RequestSocket, responseBody: object): void {
+  byResponse.set(responseBody, entry);
+}
+
+/** Destroys the request's socket, unless undici already finished with it (then it may serve another request). */
+export function closeRequestSocket(entry: RequestSocket): void {
+  const { socket, request } = entry;
+  if (socket === undefined || request === undefined || request.completed === true || socket.destroyed) return;
+  socket.destroy(new Error('svir closed the upstream request'));
+}
+
+/** `closeRequestSocket` for the request that a response body belongs to (none known: nothing). */
+export function closeResponseSocket(responseBody: object): void {
+  const entry = byResponse.get(responseBody);
+  if (entry !== undefined) closeRequestSocket(entry);
+}

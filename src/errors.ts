@@ -129,13 +129,16 @@ function fromFrameworkError(err: { statusCode?: unknown; code?: unknown; message
   return undefined;
 }
 
+/** Any failure as the SvirError the client gets (Fastify's own errors mapped, anything else internal). */
+export function toSvirError(err: unknown): SvirError {
+  if (err instanceof SvirError) return err;
+  if (err !== null && typeof err === 'object') return fromFrameworkError(err) ?? new SvirError('internal_error', { cause: err });
+  return new SvirError('internal_error', { cause: err });
+}
+
 /** Turns any failure into the one error shape: the only way an error leaves svir. */
 export function toErrorResponse(err: unknown): ErrorResponse {
-  let svirError: SvirError;
-  if (err instanceof SvirError) svirError = err;
-  else if (err !== null && typeof err === 'object') {
-    svirError = fromFrameworkError(err) ?? new SvirError('internal_error', { cause: err });
-  } else svirError = new SvirError('internal_error', { cause: err });
+  const svirError = toSvirError(err);
 
   const headers: Record<string, string> = { 'x-svir-error-source': svirError.source };
   if (svirError.retryAfter !== undefined) headers['retry-after'] = svirError.retryAfter;

@@ -5,7 +5,7 @@
  */
 import type { CleanChunk } from './normalize/clean-chunk.js';
 import type { Usage } from './normalize/parts.js';
-import { SvirError } from './errors.js';
+import { SvirError, toSvirError } from './errors.js';
 
 export interface RequestSummary {
   /** ms (the server's clock). */
@@ -43,9 +43,11 @@ export function observeChunk(summary: RequestSummary, chunk: CleanChunk, now: nu
   if (reason !== undefined && reason !== null) summary.finishReason = reason;
 }
 
+/** The error as the client got it (its code, e.g. a 413's `request_too_large`); an unexpected one keeps its own words. */
 export function recordError(summary: RequestSummary, err: unknown): void {
-  if (err instanceof SvirError) summary.error = { code: err.code, message: err.message, source: err.source };
-  else summary.error = { code: 'internal_error', message: err instanceof Error ? err.message : String(err), source: 'proxy' };
+  const answered = toSvirError(err);
+  const message = answered.code === 'internal_error' && !(err instanceof SvirError) ? (err instanceof Error ? err.message : String(err)) : answered.message;
+  summary.error = { code: answered.code, message, source: answered.source };
 }
 
 export interface SummaryLine {

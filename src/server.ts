@@ -15,6 +15,7 @@ import type { Env } from './config/load-config.js';
 import type { BackendType, Config } from './config/schema.js';
 import { SvirError, toErrorResponse } from './errors.js';
 import { answerClientError } from './answer-client-error.js';
+import { bodyStillArriving, LINGER_LIMITS, lingerAfterRefusal, type LingerLimits } from './linger-after-refusal.js';
 import { exceedsJsonDepth } from './exceeds-json-depth.js';
 import { pathOf } from './path-of.js';
 import { collectSecrets, createLogger, createRequestLineLogger, type Logger } from './logging.js';
@@ -55,6 +56,8 @@ export interface ServerDeps {
   clock?: () => number;
   /** Also export Node's process metrics on /metrics (the CLI turns this on). */
   processMetrics?: boolean;
+  /** Bounds of the read after an early refusal (tests make them small). */
+  lingerLimits?: LingerLimits;
 }
 
 /** What the routes share, reachable as `app.svir` (shutdown, start-up summary, tests). */
@@ -75,7 +78,8 @@ export interface SvirRuntime {
   /**
    * Puts a validated config in force for new requests: backends, models, aliases, queues,
    * timeouts, keepalive and reasoning. Open streams finish on what they started with. The
-   * listen address, keys, body limit and log level need a restart (a warning says so).
+   * listen address, keys, body limit, client timeouts and log level need a restart (a warning
+   * says so).
    */
   reload(config: Config): void;
 }
@@ -126,6 +130,9 @@ function sendError(reply: FastifyReply, err: unknown): FastifyReply {
 /** Deeper bodies are refused: far beyond any real schema, far below what overflows JSON.stringify. */
 const MAX_JSON_DEPTH = 1_000;
 
+/** How often Node looks for connections past their header or request timeout. */
+const CONNECTION_CHECK_MS = 1_000;
+
 /** How long discovery may take per backend, on top of the connect timeout. */
 const DISCOVERY_EXTRA_MS = 5_000;
 
@@ -161,6 +168,14 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     // One line per request is written by the hook below, with what svir knows about it.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
+    // Node's defaults let a client trickle its headers for a minute and more (and Fastify turns
+    // the whole-request timeout off); the checks run every second, not every 30 s.
+    requestTimeout: config.server.requestTimeoutMs,
+    keepAliveTimeout: config.server.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: config.server.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(CONNECTION_CHECK_MS, config.server.headersTimeoutMs),
+    },
     genReqId: () => makeId('request'),
     requestIdHeader: false,
     // Shutdown answers late requests itself, in the one error shape.
@@ -188,7 +203,19 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     metrics,
     closing: false,
     reload(next) {
-      const restartOnly = (['host', 'port', 'apiKeys', 'allowUnauthenticated', 'bodyLimitBytes', 'logLevel'] as const).filter(
+      const restartOnly = (
+        [
+          'host',
+          'port',
+          'apiKeys',
+          'allowUnauthenticated',
+          'bodyLimitBytes',
+          'headersTimeoutMs',
+          'requestTimeoutMs',
+          'keepAliveTimeoutMs',
+          'logLevel',
+        ] as const
+      ).filter(
         (key) => JSON.stringify(next.server[key]) !== JSON.stringify(runtime.config.server[key]),
       );
       if (restartOnly.length > 0) {
@@ -252,6 +279,12 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     }
   });
   app.addHook('onRequest', createAuthHook(apiKeys));
+  // An answer that goes out before the body arrived (413, 415, 401, 404, ...) is followed by a
+  // lingering close, so the client reads it instead of a connection reset.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (bodyStillArriving(request.raw)) lingerAfterRefusal(request.raw, reply.raw, deps.lingerLimits ?? LINGER_LIMITS);
+    return payload;
+  });
 
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const summary = summaryOf(request);

@@ -7,9 +7,10 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { isLingering } from './linger-after-refusal.js';
 
 export interface ConnectionTracker {
-  /** Destroys every connection that has not sent a byte yet; returns how many. */
+  /** Destroys every connection that has not sent a byte yet, or only sends a refused body; returns how many. */
   closeUnused(): number;
   readonly size: number;
 }
@@ -24,7 +25,7 @@ export function trackConnections(server: Server): ConnectionTracker {
     closeUnused() {
       let closed = 0;
       for (const socket of sockets) {
-        if (socket.bytesRead === 0 && !socket.destroyed) {
+        if ((socket.bytesRead === 0 || isLingering(socket)) && !socket.destroyed) {
           socket.destroy();
           closed += 1;
         }

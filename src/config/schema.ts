@@ -80,6 +80,12 @@ export const configSchema = z
         allowUnauthenticated: z.boolean().default(false),
         bodyLimitBytes: z.number().int().positive().default(100 * 1024 * 1024),
         shutdownGraceMs: z.number().int().nonnegative().default(10_000),
+        /** How long a client may take to send its request headers: a client trickling them is cut (408). */
+        headersTimeoutMs: z.number().int().positive().default(10_000),
+        /** How long a whole request (headers and body) may take to arrive; 0: no limit. Big images over a slow link take minutes. */
+        requestTimeoutMs: z.number().int().nonnegative().default(300_000),
+        /** How long an idle keep-alive connection stays open between two requests. */
+        keepAliveTimeoutMs: z.number().int().positive().default(72_000),
         /** Send `: keepalive` while waiting this long for the first token (0: never). */
         keepaliveMs: z.number().int().nonnegative().default(60_000),
         /** Reload the config file when it changes, as on SIGHUP. */
@@ -117,6 +123,11 @@ export const configSchema = z
     backends: z.array(backendSchema).min(1),
   })
   .superRefine((config, ctx) => {
+    const { headersTimeoutMs, requestTimeoutMs } = config.server;
+    if (requestTimeoutMs > 0 && headersTimeoutMs > requestTimeoutMs) {
+      // Node refuses a header timeout longer than the whole request's.
+      ctx.addIssue({ code: 'custom', path: ['server', 'headersTimeoutMs'], message: 'must not be longer than server.requestTimeoutMs' });
+    }
     const seen = new Set<string>();
     config.backends.forEach((backend, i) => {
       if (seen.has(backend.name)) {

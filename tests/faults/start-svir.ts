@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { configSchema, type Config, type ConfigInput } from '../../src/config/schema.js';
 import { collectSecrets, createLogger } from '../../src/logging.js';
+import type { LingerLimits } from '../../src/linger-after-refusal.js';
 import { buildServer } from '../../src/server.js';
 
 export interface RunningSvir {
@@ -24,6 +25,8 @@ export interface RunningSvir {
 export interface StartSvirOptions {
   env?: Record<string, string | undefined>;
   logLevel?: Config['server']['logLevel'];
+  /** Bounds of the read after an early refusal (413, 415, ...). */
+  lingerLimits?: LingerLimits;
 }
 
 export async function startSvir(input: ConfigInput, options: StartSvirOptions = {}): Promise<RunningSvir> {
@@ -39,7 +42,7 @@ export async function startSvir(input: ConfigInput, options: StartSvirOptions = 
     secrets: [...collectSecrets(config), ...envKeys],
     destination: { write: (line: string) => void logs.push(line) },
   });
-  const app = buildServer(config, { logger, env });
+  const app = buildServer(config, { logger, env, ...(options.lingerLimits === undefined ? {} : { lingerLimits: options.lingerLimits }) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('svir is not listening on TCP');

@@ -1,7 +1,9 @@
 /**
- * Bodies over the limit are refused with 413 in the one shape, and svir reads no further: a
- * client announcing (or streaming) far more than the limit cannot make svir take it in. Bodies
- * that are not JSON by their content type are 415 in the one shape; broken JSON is 400.
+ * Bodies over the limit are refused with 413 in the one shape, and svir takes in no more than
+ * its lingering close allows: after the 413 it reads on and throws away (so that the client,
+ * still sending, reads the 413 instead of a reset) up to a bound in bytes and time, then closes.
+ * A client announcing (or streaming) far more than that cannot make svir read it. Bodies that
+ * are not JSON by their content type are 415 in the one shape; broken JSON is 400.
  */
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,16 +14,18 @@ import { readErrorBody } from '../faults/parse-clean-stream.js';
 import { startSvir, type RunningSvir } from '../faults/start-svir.js';
 
 const LIMIT = 1024 * 1024;
+/** What svir reads after the 413 here: small, so that a test can push far more. */
+const LINGER = { maxMs: 10_000, idleMs: 5_000, maxBytes: 4 * LIMIT };
 
 let upstream: FaultUpstream;
 let svir: RunningSvir;
 
 beforeAll(async () => {
   upstream = await startFaultUpstream({ models: ['m'] });
-  svir = await startSvir({
-    server: { bodyLimitBytes: LIMIT },
-    backends: [{ name: 'fake', type: 'openai', url: upstream.url, models: ['m'] }],
-  });
+  svir = await startSvir(
+    { server: { bodyLimitBytes: LIMIT }, backends: [{ name: 'fake', type: 'openai', url: upstream.url, models: ['m'] }] },
+    { lingerLimits: LINGER },
+  );
 });
 
 afterAll(async () => {
@@ -83,7 +87,7 @@ function bodyOf(raw: string): string {
 }
 
 describe('bodies over the limit', () => {
-  it('answers 413 to a declared length over the limit, before the body is sent, and reads no further', async () => {
+  it('answers 413 to a declared length over the limit, before the body is sent, and reads no further than the lingering bound', async () => {
     const declared = 50 * LIMIT;
     const exchange = pushBody(
       `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${declared}\r\n\r\n`,
@@ -94,14 +98,14 @@ describe('bodies over the limit', () => {
     const raw = await exchange.response;
     expect(statusOf(raw)).toBe(413);
     expect(readErrorBody(bodyOf(raw))?.code).toBe('request_too_large');
-    // Keep pushing: svir must close or stop reading well before the declared 50 MiB.
+    // Keep pushing: svir must close well before the declared 50 MiB (after LINGER.maxBytes).
     await Promise.race([exchange.closed, sleep(2_000)]);
     expect(exchange.written()).toBeLessThan(declared / 2);
     exchange.socket.destroy();
     expect(upstream.requests.filter((seen) => seen.method === 'POST')).toHaveLength(0);
   });
 
-  it('answers 413 to a chunked body once it passes the limit, and reads no further', async () => {
+  it('answers 413 to a chunked body once it passes the limit, and reads no further than the lingering bound', async () => {
     const max = 50 * LIMIT;
     const exchange = pushBody(
       `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n`,

@@ -1,8 +1,11 @@
 /**
- * Docker cannot run here, so the container files are read and held to what the README promises:
- * an LTS slim base, a final stage without dev dependencies running as a non-root user, a
- * healthcheck on /healthz, the port and the config path agreeing across Dockerfile, compose.yaml,
- * config/docker.yaml and the README.
+ * The container files read and held to what the README promises (the image itself is built and
+ * run by `npm run test:container`): an LTS slim base, a final stage without dev dependencies
+ * running as a non-root user, a healthcheck on /healthz, svir as the entrypoint (so `docker run
+ * IMAGE check` reaches it), a shutdown grace clearly inside the engine's stop timeout, the port
+ * and the config path agreeing across Dockerfile, compose.yaml, config/docker.yaml and the
+ * README, the config mounted as a folder, and the key in a `.env` file that git and the build
+ * leave out.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +66,7 @@ const composeSchema = z.object({
       volumes: z.array(z.string()).optional(),
       ports: z.array(z.string()).optional(),
       extra_hosts: z.union([z.array(z.string()), z.record(z.string(), z.string())]).optional(),
+      stop_grace_period: z.string().optional(),
     }),
   ),
 });
@@ -166,25 +170,72 @@ describe('Dockerfile', () => {
     expect(exposed).toEqual(['4000']);
     const healthcheck = finalInstructions('HEALTHCHECK')[0]?.args ?? '';
     expect(healthcheck).toContain(`:${exposed[0]}/healthz`);
-    const cmd = commandWords(finalInstructions('CMD').at(-1)?.args ?? '');
-    expect(cmd).toEqual(['node', packageJson.bin['svir']]);
+    // svir is the entrypoint: `docker run IMAGE check` and `docker run IMAGE --version` reach it
+    // (not the base image's entrypoint, which would hand them to node).
+    const entrypoint = commandWords(finalInstructions('ENTRYPOINT').at(-1)?.args ?? '');
+    expect(entrypoint).toEqual(['node', packageJson.bin['svir']]);
+    const cmd = finalInstructions('CMD').at(-1);
+    if (cmd !== undefined) expect(commandWords(cmd.args)).toEqual([]);
+  });
+});
+
+/** `10s`, `1m30s`, `500ms` (compose durations) in ms. */
+function durationMs(text: string): number {
+  let total = 0;
+  for (const match of text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) {
+    const unit = match[2] === 'h' ? 3_600_000 : match[2] === 'm' ? 60_000 : match[2] === 's' ? 1_000 : 1;
+    total += Number(match[1]) * unit;
+  }
+  return total;
+}
+
+/** docker stop's and podman stop's default: SIGKILL 10 s after SIGTERM. */
+const ENGINE_STOP_TIMEOUT_MS = 10_000;
+
+describe('stopping the container', () => {
+  const grace = parseConfig(read('config/docker.yaml'), {}, 'config/docker.yaml').server.shutdownGraceMs;
+
+  it("gives open streams a grace clearly shorter than the engine's stop timeout", () => {
+    // svir also needs a moment after the grace (error events flushed, exit): 2 s of margin.
+    expect(grace).toBeLessThanOrEqual(ENGINE_STOP_TIMEOUT_MS - 2_000);
+    expect(grace).toBeGreaterThan(0);
+  });
+
+  it("sets compose's stop_grace_period above svir's grace, with the same margin", () => {
+    const period = svirService?.stop_grace_period;
+    expect(period, 'compose.yaml sets no stop_grace_period').toBeDefined();
+    expect(durationMs(period ?? '')).toBeGreaterThanOrEqual(grace + 2_000);
   });
 });
 
 describe('the config path and the default config', () => {
   const svirConfig = envOf(finalStage).get('SVIR_CONFIG');
 
-  it('is set in the image, copied there, and mounted there by compose', () => {
+  it('is set in the image and copied there', () => {
     expect(svirConfig).toBe('/etc/svir/config.yaml');
     const copies = finalInstructions('COPY').filter((i) => !i.args.includes('--from'));
     expect(copies.some((i) => i.args.split(/\s+/).at(-1) === svirConfig && i.args.includes('config/docker.yaml'))).toBe(true);
-    expect(composeEnvironment().get('SVIR_CONFIG')).toBe(svirConfig);
-    const mounts = (svirService?.volumes ?? []).map((volume) => volume.split(':'));
-    expect(mounts.some(([source, target]) => target === svirConfig && source === './config/docker.yaml')).toBe(true);
   });
 
-  it('is the path the README documents', () => {
-    expect(read('README.md')).toContain(svirConfig);
+  it("compose mounts the config folder, not the file (a replacing edit must reach the container), and names config/docker.yaml in it", () => {
+    const composeConfig = composeEnvironment().get('SVIR_CONFIG') ?? '';
+    const folder = composeConfig.slice(0, composeConfig.lastIndexOf('/'));
+    const file = composeConfig.slice(composeConfig.lastIndexOf('/') + 1);
+    const mounts = (svirService?.volumes ?? []).map((volume) => volume.split(':'));
+    const mount = mounts.find(([, target]) => target === folder);
+    expect(mount, `compose.yaml mounts nothing at ${folder}`).toBeDefined();
+    expect(mount?.[0]).toBe('./config');
+    expect(`./config/${file}`).toBe('./config/docker.yaml');
+    expect(existsSync(`${root}config/${file}`)).toBe(true);
+    // No single-file mount of a config.
+    expect(mounts.some(([source]) => /\.ya?ml$/.test(source ?? ''))).toBe(false);
+  });
+
+  it('is the path the README documents, and the README mounts the folder too', () => {
+    const readme = read('README.md');
+    expect(readme).toContain(svirConfig);
+    expect(readme).toContain('-v "$PWD/config:/etc/svir:ro" -e SVIR_CONFIG=/etc/svir/docker.yaml');
+    expect(readme).not.toContain('config/docker.yaml:/etc/svir/config.yaml');
   });
 
   it('config/docker.yaml is valid, listens on every interface, and refuses to start without a key', () => {
@@ -221,7 +272,19 @@ describe('compose.yaml', () => {
 
   it('publishes the exposed port on the host loopback and refuses to start without SVIR_API_KEYS', () => {
     expect(svirService?.ports).toEqual(['127.0.0.1:4000:4000']);
-    expect(composeEnvironment().get('SVIR_API_KEYS')).toMatch(/^\$\{SVIR_API_KEYS:\?.+\}$/);
+    expect(composeEnvironment().get('SVIR_API_KEYS')).toMatch(/^\$\{SVIR_API_KEYS:\?.*\.env.*\}$/);
+  });
+
+  it('takes the key from a .env file that git and the build leave out, with an example beside it', () => {
+    expect(read('compose.yaml')).toMatch(/> \.env/);
+    const lines = (path: string): string[] =>
+      read(path)
+        .split(/\r?\n/)
+        .map((line) => line.trim());
+    expect(lines('.gitignore')).toContain('.env');
+    expect(lines('.dockerignore')).toContain('.env');
+    // The example names the variable and holds no key: copied as it is, svir refuses to start.
+    expect(lines('.env.example')).toContain('SVIR_API_KEYS=');
   });
 });
 

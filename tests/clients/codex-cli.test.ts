@@ -22,6 +22,7 @@ import {
   CODEX_COMMAND,
   CODEX_COMMAND_OUTPUT,
   CODEX_EXEC_CALL,
+  CODEX_NAMESPACED_CALL,
 } from './harness/responses-scenarios.js';
 import { MID_STREAM_FAILURE, REASONING_AND_TEXT, REASONING_AND_TEXT_EXPECTED } from './harness/scenarios.js';
 import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
@@ -120,6 +121,24 @@ describe.each(BACKEND_FLAVORS)('Codex CLI on /v1/responses, backend $name', (fla
       expect(results[0]?.toolCallId).toBe('call_codex_1');
       expect(results[0]?.text).toContain(CODEX_COMMAND_OUTPUT);
       expect(sent.messages.findIndex((message) => message.role === 'tool')).toBeGreaterThan(callAt);
+    },
+    CODEX_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a call to a function of Codex\'s namespace tool (flattened for the backend) comes back split, and Codex runs that function',
+    async () => {
+      rig.scriptTurns(flavor, CODEX_NAMESPACED_CALL, CODEX_AFTER_EXEC);
+      const before = rig.chatRequestsTo(flavor).length;
+      const run = await codex(flavor, 'Close the agent no-such-agent.');
+      expectCompleted(run);
+      expect(readChatRequest(rig.chatRequestsTo(flavor)[before]).tools).toContain('multi_agent_v1__close_agent');
+      const sent = readChatRequest(rig.chatRequestsTo(flavor)[before + 1]);
+      const result = sent.messages.find((message) => message.role === 'tool');
+      expect(result?.toolCallId).toBe('call_codex_ns');
+      // Codex's multi-agent handler answered (an unknown agent id), not its "unsupported call".
+      expect(result?.text).toContain('no-such-agent');
+      expect(result?.text).not.toContain('unsupported call');
     },
     CODEX_TEST_TIMEOUT_MS,
   );

@@ -63,3 +63,18 @@ export const CODEX_AFTER_EXEC: UpstreamTurn = {
   end: { kind: 'done' },
 };
 export const CODEX_AFTER_EXEC_EXPECTED = { content: 'The command printed svir-roundtrip.' };
+
+/**
+ * The model calls a function of Codex's `multi_agent_v1` namespace under the flat name svir
+ * offered it as (`<namespace>__<name>`), for an agent that does not exist: harmless, and Codex
+ * answers with its own error for that id only if the call came back split into name and namespace
+ * (otherwise "unsupported call").
+ */
+export const CODEX_NAMESPACED_CALL: UpstreamTurn = {
+  steps: [
+    { tools: [{ index: 0, id: 'call_codex_ns', name: 'multi_agent_v1__close_agent', arguments: '{"target":"no-such-agent"}' }] },
+    { finish: 'tool_calls' },
+    { usage: { prompt_tokens: 900, completion_tokens: 12, total_tokens: 912 } },
+  ],
+  end: { kind: 'done' },
+};

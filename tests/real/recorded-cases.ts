@@ -1,0 +1,212 @@
+/**
+ * The requests whose real answers are kept as golden fixtures (tests/fixtures/llamacpp/
+ * llamacpp-v0.5.0-*.sse, and tests/fixtures/llamacpp-http/ for answers that are not a stream).
+ * Each is a client's request; what reaches the server is what svir's llama.cpp adapter makes of
+ * it (`upstreamCall`), so the recorded bytes are the ones svir receives in that case.
+ * scripts/real-llama/record-fixtures.ts records them; tests/real/recorded.real.ts checks that a
+ * live server still answers each one as recorded.
+ */
+import type { StreamContext, UpstreamCall } from '../../src/adapters/adapter.js';
+import { llamacppAdapter } from '../../src/adapters/llamacpp.js';
+import { chatRequestSchema } from '../../src/chat-request.js';
+import { backendSchema, configSchema } from '../../src/config/schema.js';
+import { normalizeBaseUrl } from '../../src/normalize-base-url.js';
+import { buildStreamContext } from '../../src/routes/build-stream-context.js';
+
+/** The llama.cpp release the fixtures come from (as node-llama-cpp@3.22.1 bundles it). */
+export const LLAMACPP_VERSION = 'v0.5.0';
+export const FIXTURE_PREFIX = `llamacpp-${LLAMACPP_VERSION}-`;
+
+/** Which server answers: the default model, the tool-aware one, or think tags left in content. */
+export type ServerVariant = 'plain' | 'toolAware' | 'thinkInContent';
+
+export const SERVER_ARGS: Record<ServerVariant, { model: 'plain' | 'toolAware'; args: string[] }> = {
+  plain: { model: 'plain', args: [] },
+  toolAware: { model: 'toolAware', args: [] },
+  thinkInContent: { model: 'plain', args: ['--reasoning-format', 'none'] },
+};
+
+export const weatherTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Get the weather for a city',
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string', enum: ['Paris', 'Berlin'] }, unit: { type: 'string', enum: ['c', 'f'] } },
+      required: ['city', 'unit'],
+    },
+  },
+};
+
+export const timeTool = {
+  type: 'function',
+  function: {
+    name: 'get_time',
+    description: 'Get the current time',
+    parameters: { type: 'object', properties: { tz: { type: 'string', enum: ['UTC', 'CET'] } }, required: ['tz'] },
+  },
+};
+
+export const verdictFormat = {
+  type: 'json_schema',
+  json_schema: {
+    name: 'verdict',
+    strict: true,
+    schema: {
+      type: 'object',
+      properties: { answer: { type: 'string', enum: ['yes', 'no'] }, score: { type: 'integer', minimum: 0, maximum: 9 } },
+      required: ['answer', 'score'],
+      additionalProperties: false,
+    },
+  },
+};
+
+export const sayHi = [{ role: 'user', content: 'Say hi.' }];
+export const askWeather = [{ role: 'user', content: 'What is the weather in Paris?' }];
+/** ~800 tokens: more than the 512-token context. */
+export const overflowing = [{ role: 'user', content: 'lorem ipsum dolor sit amet '.repeat(160) }];
+/** A 1x1 PNG. */
+export const PNG_DATA_URL =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+/** The model the tiny server answers every chat with (DESIGN of the model: scripts/real-llama/). */
+export const TINY_REASONING = 'Okay, let me reply briefly';
+export const TINY_ANSWER = 'Hello! I am a tiny test model for svir.';
+
+export interface RecordedCase {
+  /** File name after the prefix. */
+  name: string;
+  description: string;
+  server: ServerVariant;
+  /** The client's request (the model name is svir's). */
+  request: Record<string, unknown>;
+  /** Backend config keys beyond name/type/url (e.g. effortTemplateKey). */
+  backend?: Record<string, unknown>;
+}
+
+export const CLIENT_MODEL = 'tiny';
+
+const base = { model: CLIENT_MODEL, seed: 42, stream: true };
+
+export const RECORDED_CASES: readonly RecordedCase[] = [
+  {
+    name: 'plain',
+    description: 'a plain streamed answer: reasoning_content one token per chunk, then content, timings on the finish chunk',
+    server: 'plain',
+    request: { ...base, messages: sayHi, max_tokens: 60 },
+  },
+  {
+    name: 'usage',
+    description: 'a streamed answer with usage asked: the usage chunk (with timings) after the finish chunk',
+    server: 'plain',
+    request: { ...base, messages: sayHi, max_tokens: 60, stream_options: { include_usage: true } },
+  },
+  {
+    name: 'max-tokens-5',
+    description: 'max_tokens 5 cuts the reasoning: finish length, no content',
+    server: 'plain',
+    request: { ...base, messages: sayHi, max_tokens: 5, stream_options: { include_usage: true } },
+  },
+  {
+    name: 'effort-none',
+    description: 'reasoning_effort none sent as chat_template_kwargs.enable_thinking=false: the answer alone',
+    server: 'plain',
+    request: { ...base, messages: sayHi, max_tokens: 60, reasoning_effort: 'none' },
+    backend: { effortTemplateKey: 'enable_thinking' },
+  },
+  {
+    name: 'required',
+    description: 'tool_choice required: its grammar lets the answer come first, then one call with a 32-character id',
+    server: 'plain',
+    request: { ...base, messages: askWeather, tools: [weatherTool, timeTool], tool_choice: 'required', max_tokens: 200 },
+  },
+  {
+    name: 'named',
+    description: 'a named tool_choice, sent as required with only that tool: a call of it after the answer',
+    server: 'plain',
+    request: {
+      ...base,
+      messages: askWeather,
+      tools: [weatherTool, timeTool],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      max_tokens: 200,
+    },
+  },
+  {
+    name: 'required-cut',
+    description: 'max_tokens cuts a required call inside its arguments: finish length, the call as far as it came',
+    server: 'plain',
+    request: { ...base, messages: askWeather, tools: [weatherTool, timeTool], tool_choice: 'required', max_tokens: 47 },
+  },
+  {
+    name: 'json-schema',
+    description: 'json_schema: reasoning, then compact JSON that matches the schema as content',
+    server: 'plain',
+    request: { ...base, messages: [{ role: 'user', content: 'Say hi in one word.' }], response_format: verdictFormat, max_tokens: 60 },
+  },
+  {
+    name: 'toolaware-auto',
+    description: 'the tool-aware model with tool_choice auto: a call straight after the reasoning',
+    server: 'toolAware',
+    request: { ...base, messages: askWeather, tools: [weatherTool, timeTool], max_tokens: 200 },
+  },
+  {
+    name: 'toolaware-after-result',
+    description: 'the tool-aware model after a tool result: an ordinary answer',
+    server: 'toolAware',
+    request: {
+      ...base,
+      messages: [
+        ...askWeather,
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"c"}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"temperature":21}' },
+      ],
+      tools: [weatherTool, timeTool],
+      max_tokens: 200,
+    },
+  },
+  {
+    name: 'think-in-content',
+    description: '--reasoning-format none: the <think> tags stay in content, split out by svir',
+    server: 'thinkInContent',
+    request: { ...base, messages: sayHi, max_tokens: 60, stream_options: { include_usage: true } },
+  },
+  {
+    name: 'think-in-content-required',
+    description: '--reasoning-format none with tool_choice required: think tags in content, then the call',
+    server: 'thinkInContent',
+    request: { ...base, messages: askWeather, tools: [weatherTool, timeTool], tool_choice: 'required', max_tokens: 200 },
+  },
+];
+
+/** Answers that are not a stream: kept as status, headers and body. */
+export const RECORDED_HTTP_CASES: readonly RecordedCase[] = [
+  {
+    name: 'overflow',
+    description: 'a prompt over the 512-token context: 400 exceed_context_size_error with n_prompt_tokens and n_ctx, also for a stream',
+    server: 'plain',
+    request: { ...base, messages: overflowing },
+  },
+  {
+    name: 'image',
+    description: 'an image without a projector (mmproj)',
+    server: 'plain',
+    request: { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'What is it?' }, { type: 'image_url', image_url: { url: PNG_DATA_URL } }] }] },
+  },
+];
+
+/** What svir sends upstream for a case, and the stream context it reads the answer in. */
+export function upstreamCall(recorded: RecordedCase, baseUrl = 'http://127.0.0.1:9/v1'): { call: UpstreamCall; ctx: StreamContext } {
+  const request = chatRequestSchema.parse(recorded.request);
+  const config = backendSchema.parse({ name: 'real-llama', type: 'llamacpp', url: baseUrl, ...recorded.backend });
+  const backend = { config, baseUrl: normalizeBaseUrl(config.url), vision: undefined };
+  const result = llamacppAdapter.toUpstream(request, backend, CLIENT_MODEL);
+  if (!result.ok) throw new Error(`case ${recorded.name}: svir refuses it: ${result.error.message}`);
+  const ctx = buildStreamContext(request, result.call, backend, configSchema.parse({ backends: [config] }), []);
+  return { call: result.call, ctx: { ...ctx, includeUsage: recorded.request['stream_options'] !== undefined } };
+}

@@ -91,6 +91,41 @@ describe('fake llama.cpp', () => {
     expect(JSON.parse(bogus.text)).toEqual({ error: { code: 400, message: 'Invalid tool_choice: bogus', type: 'invalid_request_error' } });
   });
 
+  it('streams as the real server does: a token per chunk, 32-character ids, X-Accel-Buffering, timings', async () => {
+    upstream = await startLlamaCppServer();
+    const response = await fetch(`${upstream.url}${chatPath}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'x', stream: true, messages: say('Say hello'), tools: [lockerTool], tool_choice: 'required' }),
+    });
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const events = (await response.text()).split('\n\n').filter((frame) => frame.startsWith('data: {')).map((frame) => JSON.parse(frame.slice(6)));
+    expect(new Set(events.map((event) => event.id)).size).toBe(1);
+    expect(events[0].id).toMatch(/^chatcmpl-[0-9A-Za-z]{32}$/);
+    const deltas = events.map((event) => event.choices[0]?.delta ?? {});
+    expect(deltas.filter((delta) => delta.reasoning_content !== undefined).map((delta) => delta.reasoning_content)).toEqual(['A', ' call', ' of', ' open', '_', 'locker', ' is', ' required', '.']);
+    // The required grammar lets the answer come before the call.
+    expect(deltas.filter((delta) => delta.content).map((delta) => delta.content).join('')).toBe('Hello!');
+    const call = deltas.find((delta) => delta.tool_calls !== undefined)?.tool_calls[0];
+    expect(call.id).toMatch(/^[0-9A-Za-z]{32}$/);
+    expect(events.at(-1).timings).toMatchObject({ predicted_n: expect.any(Number), prompt_n: expect.any(Number) });
+  });
+
+  it('v0.5.0 sends a call written under none as content, honours reasoning_effort none, lists no architecture', async () => {
+    upstream = await startLlamaCppServer({ release: 'v0.5.0' });
+    const none = await post(chatPath, { model: 'x', messages: say('Open locker 4'), tools: [lockerTool], tool_choice: 'none' });
+    expect(none.text).not.toContain('"error"');
+    expect(none.text).toContain('"content":"<"');
+    expect(none.text).toContain('"finish_reason":"stop"');
+    expect(none.text).toContain('[DONE]');
+    const effort = await post(chatPath, { model: 'x', messages: say('Say hello'), reasoning_effort: 'none' });
+    expect(effort.text).not.toContain('reasoning_content');
+    const models = JSON.parse(await (await fetch(`${upstream.url}/v1/models`)).text());
+    expect(models.data[0]).not.toHaveProperty('architecture');
+    expect(models.models[0].capabilities).toEqual(['completion']);
+  });
+
   it('answers an image without a projector with 500, and a long prompt with exceed_context_size_error', async () => {
     upstream = await startLlamaCppServer({ nCtx: 50 });
     const img = await post(chatPath, { model: 'x', messages: image });

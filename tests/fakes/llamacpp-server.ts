@@ -1,25 +1,36 @@
 /**
  * A fake llama.cpp `llama-server` (R§2.2, §2.4, §2.5, §3.2, §3.5, §5, §6), serving one model
  * under its path whatever id a request names: keeps `required` through its grammar (a call even
- * to say hello), does not keep a named function, and under `none` lets the model write a call
- * that its parser then fails with an error chunk; refuses a `tool_choice` outside the protocol;
+ * to say hello, after the answer the grammar lets come first), does not keep a named function,
+ * and under `none` lets the model write a call; refuses a `tool_choice` outside the protocol;
  * answers an image without its projector with 500; a prompt over `n_ctx` with 400
- * `exceed_context_size_error`; reasons whatever `reasoning_effort` says, since its template
- * reads `reasoning_strength`; first delta `{"role":"assistant","content":null}`; usage with
- * timings.
+ * `exceed_context_size_error` carrying `n_prompt_tokens` and `n_ctx`; first delta
+ * `{"role":"assistant","content":null}`.
+ *
+ * As the real server streams (recorded from v0.5.0, tests/fixtures/llamacpp/llamacpp-v0.5.0-*):
+ * one token per chunk for reasoning, content and call arguments alike; `chatcmpl-` and 32 random
+ * characters as the id, 32 random characters as each call's id; `X-Accel-Buffering: no` and
+ * `Server: llama.cpp` on the stream; `timings` on the usage chunk, or on the finish chunk when
+ * no usage was asked; `prompt_tokens_details.cached_tokens` in the usage.
+ *
+ * Two releases differ (docs/llamacpp-real.md): `b11429` (the reference's, serving Muse Glimmer,
+ * whose template reads `reasoning_strength`, so it reasons whatever `reasoning_effort` says) fails
+ * the stream with an error chunk when the model writes a call under `none`, and lists
+ * `architecture.input_modalities`; `v0.5.0` (the one `npm run test:real` builds, serving a
+ * Qwen3 template) sends that call's markup as content and finishes `stop`, turns reasoning off
+ * for `reasoning_effort: "none"`, and lists only the `models` array's `capabilities`.
  */
+import { randomInt } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
 import { fakeCompletionHandler, fakeEmbeddingHandler } from './fake-legacy.js';
 import {
   hasImagePart,
   modelAnswer,
-  pieces,
   promptText,
   sseData,
   toolNames,
   wantsUsage,
-  writeEventStream,
   writeJson,
   type FakeChatBody,
 } from './fake-model.js';
@@ -32,6 +43,39 @@ export interface LlamaCppOptions {
   modelPath?: string;
   /** Started with `--embeddings` (without it, /v1/embeddings is 501). */
   embeddings?: boolean;
+  /** Which release it plays where releases differ (see above); default `b11429`, the reference's. */
+  release?: 'b11429' | 'v0.5.0';
+}
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** llama.cpp's random_string(): 32 characters of [0-9A-Za-z]. */
+export function llamaRandomString(): string {
+  let out = '';
+  for (let i = 0; i < 32; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+  return out;
+}
+
+/** About one token per piece, as llama.cpp streams: a word with its leading space, or a sign. */
+export function tokenPieces(text: string): string[] {
+  return text.match(/\s*[A-Za-z0-9]+|\s*[^\sA-Za-z0-9]|\s+$/g) ?? [];
+}
+
+/** The headers llama-server sends on a stream. */
+const STREAM_HEADERS = { 'content-type': 'text/event-stream', server: 'llama.cpp', 'access-control-allow-origin': '', 'x-accel-buffering': 'no' };
+
+function timings(promptTokens: number, predicted: number): Record<string, number> {
+  return {
+    cache_n: 0,
+    prompt_n: promptTokens,
+    prompt_ms: 80.5,
+    prompt_per_token_ms: 80.5 / Math.max(promptTokens, 1),
+    prompt_per_second: (promptTokens * 1000) / 80.5,
+    predicted_n: predicted,
+    predicted_ms: 600.1,
+    predicted_per_token_ms: 600.1 / Math.max(predicted, 1),
+    predicted_per_second: (predicted * 1000) / 600.1,
+  };
 }
 
 const VALID_CHOICES = new Set(['none', 'auto', 'required']);
@@ -61,56 +105,94 @@ function answer(body: FakeChatBody, res: ServerResponse, options: Required<Llama
     });
     return;
   }
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
+  const id = `chatcmpl-${llamaRandomString()}`;
+  const fingerprint = options.release === 'v0.5.0' ? 'b0-de3ff81' : 'b11429-3f2a1c';
+  const created = 1_760_000_300;
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}): string =>
     sseData({
       choices: [{ finish_reason: finish, index: 0, delta }],
-      created: 1_760_000_300,
-      id: 'chatcmpl-ll1',
+      created,
+      id,
       model: options.modelPath,
-      system_fingerprint: 'b11429-3f2a1c',
+      system_fingerprint: fingerprint,
       object: 'chat.completion.chunk',
+      ...extra,
     });
   const tools = toolNames(body);
-  // The grammar keeps `required`; a named function is not kept; `none` still shows the tools
-  // to the template, and the model may write a call the parser does not expect.
+  // The grammar keeps `required` (and lets the answer in words come first); a named function is
+  // not kept; `none` still shows the tools to the template, and the model may write a call.
   const said = modelAnswer(body, choice === 'required' ? { tools, mustCall: true } : { tools });
-  // Its template reads `reasoning_strength`, not `reasoning_effort`.
-  const reasons = body.chat_template_kwargs?.reasoning_strength !== 'none';
+  // What it would have said unconstrained: words (which the grammar lets come first), or a call.
+  const free = modelAnswer(body, { tools });
+  const words = free.call === undefined ? free.text : '';
+  // b11429's Muse Glimmer template reads `reasoning_strength`; v0.5.0 takes `reasoning_effort: "none"` itself.
+  const reasons =
+    options.release === 'v0.5.0'
+      ? body.reasoning_effort !== 'none' && body.chat_template_kwargs?.enable_thinking !== false
+      : body.chat_template_kwargs?.reasoning_strength !== 'none';
   const events = [chunk({ role: 'assistant', content: null })];
-  if (reasons) for (const piece of pieces(said.reasoning)) events.push(chunk({ reasoning_content: piece }));
-  if (said.call !== undefined && choice === 'none') {
-    events.push(sseData({ error: { code: 500, message: 'The model produced output that does not match the expected peg-native format', type: 'server_error' } }));
-    writeEventStream(res, events);
-    return;
-  }
+  let predicted = 0;
+  const push = (key: string, text: string): void => {
+    for (const piece of tokenPieces(text)) {
+      events.push(chunk({ [key]: piece }));
+      predicted += 1;
+    }
+  };
+  if (reasons) push('reasoning_content', said.reasoning);
   let finish = 'stop';
-  if (said.call !== undefined) {
-    events.push(chunk({ tool_calls: [{ index: 0, id: 'Qk2vV7wz', type: 'function', function: { name: said.call.name, arguments: '{"' } }] }));
-    events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: said.call.arguments.slice(2) } }] }));
+  if (said.call !== undefined && choice === 'none') {
+    if (options.release !== 'v0.5.0') {
+      events.push(sseData({ error: { code: 500, message: 'The model produced output that does not match the expected peg-native format', type: 'server_error' } }));
+      writeStream(res, events);
+      return;
+    }
+    // v0.5.0: the call's markup, unparsed, as content.
+    push('content', `<tool_call>\n{"name": "${said.call.name}", "arguments": ${said.call.arguments}}\n</tool_call>`);
+  } else if (said.call !== undefined) {
+    if (choice === 'required' && words !== '') push('content', words);
+    const [first = '', ...rest] = tokenPieces(said.call.arguments);
+    events.push(chunk({ tool_calls: [{ index: 0, id: llamaRandomString(), type: 'function', function: { name: said.call.name, arguments: first } }] }));
+    for (const piece of rest) events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+    predicted += 12 + rest.length;
     finish = 'tool_calls';
   } else {
-    for (const piece of pieces(said.text)) events.push(chunk({ content: piece }));
+    push('content', said.text);
   }
-  events.push(chunk({}, finish));
-  if (wantsUsage(body)) {
+  const usage = wantsUsage(body);
+  events.push(chunk({}, finish, usage ? {} : { timings: timings(promptTokens, predicted) }));
+  if (usage) {
     events.push(
       sseData({
         choices: [],
-        created: 1_760_000_300,
-        id: 'chatcmpl-ll1',
+        created,
+        id,
         model: options.modelPath,
+        system_fingerprint: fingerprint,
         object: 'chat.completion.chunk',
-        usage: { completion_tokens: 20, prompt_tokens: promptTokens, total_tokens: promptTokens + 20 },
-        timings: { prompt_n: promptTokens, prompt_ms: 80.5, predicted_n: 20, predicted_ms: 600.1 },
+        usage: { completion_tokens: predicted, prompt_tokens: promptTokens, total_tokens: promptTokens + predicted, prompt_tokens_details: { cached_tokens: 0 } },
+        timings: timings(promptTokens, predicted),
       }),
     );
   }
   events.push(sseData('[DONE]'));
-  writeEventStream(res, events);
+  writeStream(res, events);
+}
+
+function writeStream(res: ServerResponse, events: readonly string[]): void {
+  res.writeHead(200, STREAM_HEADERS);
+  for (const event of events) res.write(event);
+  res.end();
 }
 
 export async function startLlamaCppServer(options: LlamaCppOptions = {}): Promise<ScriptedUpstream> {
-  const settings: Required<LlamaCppOptions> = { mmproj: false, embeddings: false, nCtx: 16384, modelPath: '/models/muse-glimmer-30b-Q4_K_M.gguf', ...options };
+  const settings: Required<LlamaCppOptions> = {
+    mmproj: false,
+    embeddings: false,
+    nCtx: 16384,
+    modelPath: '/models/muse-glimmer-30b-Q4_K_M.gguf',
+    release: 'b11429',
+    ...options,
+  };
   const upstream = await startScriptedUpstream();
   const modalities = settings.mmproj ? ['text', 'image'] : ['text'];
   upstream.route('GET', '/v1/models', {
@@ -126,7 +208,8 @@ export async function startLlamaCppServer(options: LlamaCppOptions = {}): Promis
           created: 1_760_000_000,
           owned_by: 'llamacpp',
           meta: { n_ctx: settings.nCtx, n_ctx_train: 262144, n_vocab: 151936, n_params: 30_500_000_000 },
-          architecture: { input_modalities: modalities },
+          // v0.5.0 lists no architecture: only the models array's capabilities say multimodal.
+          ...(settings.release === 'v0.5.0' ? { aliases: [settings.modelPath], tags: [] } : { architecture: { input_modalities: modalities } }),
         },
       ],
     },

@@ -143,11 +143,14 @@ describe('README examples', () => {
     expect([...types].sort()).toEqual([...BACKEND_TYPES].sort());
   });
 
-  it('keeps the two set-up commands that the CI runs', () => {
+  it('keeps the set-up commands that the CI runs: the test command, then the real-server suite', () => {
     const setUp = readme.slice(readme.indexOf('## Set up'), readme.indexOf('\n## ', readme.indexOf('## Set up') + 1));
     expect(setUp).toContain('```sh\nnpm install && npm start\n```');
     expect(setUp).toContain('```sh\nnpm ci && npm test\n```');
-    expect(readFileSync(`${root}.ci/run`, 'utf8')).toContain('npm ci && npm test');
+    expect(setUp).toContain('```sh\nnpm run test:real\n```');
+    const ci = readFileSync(`${root}.ci/run`, 'utf8');
+    expect(ci).toContain('npm ci && npm test');
+    expect(ci.indexOf('npm run test:real')).toBeGreaterThan(ci.indexOf('npm ci && npm test'));
   });
 
   it('gives clients the base URL of the default config', () => {

@@ -370,3 +370,63 @@ describe('clients and tools', () => {
     expect(result.stdout).toMatch(/tiny-qwen3-chatml/);
   });
 });
+
+/** A Responses stream's events: `event: <type>` and one `data:` line each. */
+function responsesEvents(text: string): { type: string; data: Record<string, unknown> }[] {
+  return text
+    .split('\n\n')
+    .filter((frame) => frame.startsWith('event: '))
+    .map((frame) => {
+      const [eventLine = '', dataLine = ''] = frame.split('\n');
+      expect(dataLine.startsWith('data: '), frame).toBe(true);
+      return { type: eventLine.slice('event: '.length), data: z.record(z.string(), z.unknown()).parse(JSON.parse(dataLine.slice(6))) };
+    });
+}
+
+describe('the Responses route over the real server', () => {
+  const functionTools = [weatherTool, timeTool].map((tool) => ({ type: 'function' as const, ...tool.function, strict: false }));
+
+  it('streams reasoning, message and a required call as Responses events, created first and completed last', async () => {
+    const answer = await svir.post('/v1/responses', { model: 'tiny', stream: true, input: 'What is the weather in Paris?', tools: functionTools, tool_choice: 'required', max_output_tokens: 200 });
+    expect(answer.status, answer.text).toBe(200);
+    const events = responsesEvents(answer.text);
+    expect(events[0]?.type).toBe('response.created');
+    expect(events.at(-1)?.type).toBe('response.completed');
+    expect(events.map((event) => event.data['sequence_number'])).toEqual(events.map((_, i) => i));
+    // Every *.added has its *.done.
+    for (const type of new Set(events.map((event) => event.type).filter((type) => type.endsWith('.added')))) {
+      const done = type.replace(/\.added$/, '.done');
+      expect(events.filter((event) => event.type === done).length, done).toBe(events.filter((event) => event.type === type).length);
+    }
+    const items = events.filter((event) => event.type === 'response.output_item.done').map((event) => z.looseObject({ type: z.string() }).parse(event.data['item']));
+    expect(items.map((item) => item.type)).toEqual(['reasoning', 'message', 'function_call']);
+    const call = z.looseObject({ call_id: z.string(), name: z.string(), arguments: z.string() }).parse(items[2]);
+    expect(TOOL_NAMES).toContain(call.name);
+    expect(call.call_id).toMatch(CALL_ID);
+    expect(JSON.parse(call.arguments)).toBeTypeOf('object');
+  });
+
+  it('answers a plain request with the openai client: the text, the reasoning item, the usage', async () => {
+    const client = new OpenAI({ baseURL: svir.process.baseUrl, apiKey: 'none', maxRetries: 0 });
+    const response = await client.responses.create({ model: 'tiny', input: 'Say hi.', max_output_tokens: 60 });
+    expect(response.status).toBe('completed');
+    expect(response.model).toBe('tiny');
+    expect(response.output_text).toBe(TINY_ANSWER);
+    expect(response.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+    expect(response.usage?.output_tokens).toBeGreaterThanOrEqual(20);
+  });
+
+  it('the openai client\'s responses.stream() helper ends with the whole call', async () => {
+    const client = new OpenAI({ baseURL: svir.process.baseUrl, apiKey: 'none', maxRetries: 0 });
+    const stream = client.responses.stream({ model: 'tiny', input: 'What time is it?', tools: functionTools, tool_choice: { type: 'function', name: 'get_time' }, max_output_tokens: 200 });
+    const final = await stream.finalResponse();
+    const call = final.output.find((item) => item.type === 'function_call');
+    expect(call?.type === 'function_call' ? call.name : undefined).toBe('get_time');
+  });
+
+  it('answers a prompt over the context with 400 context_length_exceeded before any event', async () => {
+    const error = expectErrorAnswer(await svir.post('/v1/responses', { model: 'tiny', stream: true, input: overflowing[0]?.content ?? '' }), 400, 'context_length_exceeded');
+    expect(error.message).toContain('maximum context length');
+  });
+});
+

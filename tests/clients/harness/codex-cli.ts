@@ -2,9 +2,10 @@
  * Codex CLI (`@openai/codex`, the npm package; its native binary comes in the platform package
  * `@openai/codex-<os>-<arch>`) run as `codex exec` against svir, sealed off from everything else:
  * - a throwaway CODEX_HOME whose config.toml points a custom provider (`wire_api = "responses"`)
- *   at svir, with no retries, and turns off what reaches other hosts on its own: the update
- *   check, analytics, feedback, OpenTelemetry export, and the plugin/app sync features (the
- *   curated-plugin sync asks github.com and chatgpt.com at startup otherwise);
+ *   at svir, with no retries, and turns off what reaches other hosts on its own. Seen with
+ *   0.171 behind the trap below: the curated-plugin sync (`features.plugins`: git and HTTPS to
+ *   github.com, then chatgpt.com) and analytics (ab.chatgpt.com); the update check, feedback,
+ *   OpenTelemetry export and the app/plugin features beside them are off as a precaution;
  * - an environment built from nothing (no OPENAI_API_KEY or CODEX_* of the machine), whose
  *   HTTP(S)_PROXY / ALL_PROXY point at a local trap: every connection Codex (or a git it runs)
  *   tries to anywhere but 127.0.0.1 lands there and is recorded, then closed;

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/responses`, `GET /v1/responses/{id}`, `DELETE /v1/responses/{id}`.
+ * `POST /v1/responses`, `GET /v1/responses/{id}` (and its `/input_items`), `DELETE /v1/responses/{id}`.
  *
  * A Responses request is translated (src/responses/, pure) into a clean chat request and served
  * by the chat pipeline unchanged: routing, failover, the queue, adapter rewrites and retries,
@@ -9,7 +9,7 @@
  *
  * The store (src/store/) keeps each response unless `store: false`: `previous_response_id`
  * puts the earlier conversation before the new input, `item_reference` items are read from it,
- * and GET and DELETE answer from it. Unknown ids are 404 in the one error shape.
+ * and GET (the response, its input items) and DELETE answer from it. Unknown ids are 404 in the one error shape.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -24,13 +24,15 @@ import { resolveInputItems } from '../responses/resolve-input-items.js';
 import type { ResponseObject } from '../responses/response-object.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../responses/responses-request.js';
 import { toChatRequest } from '../responses/to-chat-request.js';
+import { toResponseItems } from '../responses/to-response-items.js';
+import { withItemIds } from '../responses/with-item-ids.js';
 import type { ResponseStore } from '../store/create-response-store.js';
 import { chatRoute, type ChatRouteDeps } from './chat-completions.js';
 import { invalidRequestError } from './invalid-request-error.js';
 import { routeToBackend, type BackendRoute } from './route-to-backend.js';
 import { failureOf, responsesSender } from './send-responses.js';
 
-export type ResponsesIdKind = 'response' | 'msg' | 'rs' | 'fc';
+export type ResponsesIdKind = 'response' | 'msg' | 'rs' | 'fc' | 'fco';
 
 export interface ResponsesRouteDeps extends ChatRouteDeps {
   makeResponsesId(kind: ResponsesIdKind): string;
@@ -38,6 +40,13 @@ export interface ResponsesRouteDeps extends ChatRouteDeps {
 }
 
 const idParams = z.object({ id: z.string().min(1) });
+
+/** `GET .../input_items` paging, as OpenAI's list endpoints take it (newest first by default). */
+const listQuery = z.looseObject({
+  order: z.enum(['asc', 'desc']).default('desc'),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  after: z.string().min(1).optional(),
+});
 
 function notFound(id: string, param: string | null): SvirError {
   return new SvirError('response_not_found', {
@@ -89,7 +98,7 @@ function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
     );
   const keep = (response: ResponseObject): void => {
     if (request.store === false) return;
-    store.put({ response, input, output: outputAsInput(response) });
+    store.put({ response, input: withItemIds(input, (kind) => deps.makeResponsesId(kind)), output: outputAsInput(response) });
   };
 
   const chat = chatRoute(deps, translated.chat, responsesSender(makeTranslator, keep));
@@ -141,6 +150,27 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
     const response = deps.store.get(id);
     if (response === undefined) throw notFound(id, null);
     return reply.code(200).type('application/json; charset=utf-8').send(response);
+  });
+
+  app.get('/v1/responses/:id/input_items', async (request, reply) => {
+    const { id } = idParams.parse(request.params);
+    const query = listQuery.safeParse(request.query);
+    if (!query.success) throw invalidRequestError(query.error);
+    const input = deps.store.input(id);
+    if (input === undefined) throw notFound(id, null);
+    const items = toResponseItems(input);
+    if (query.data.order === 'desc') items.reverse();
+    const { after, limit } = query.data;
+    let start = 0;
+    if (after !== undefined) {
+      start = items.findIndex((item) => item['id'] === after) + 1;
+      if (start === 0) throw new SvirError('item_not_found', { param: 'after', message: `after names the item "${after}", which is not an input item of response "${id}".` });
+    }
+    const data = items.slice(start, start + limit);
+    return reply
+      .code(200)
+      .type('application/json; charset=utf-8')
+      .send({ object: 'list', data, first_id: data[0]?.['id'] ?? null, last_id: data.at(-1)?.['id'] ?? null, has_more: start + limit < items.length });
   });
 
   app.delete('/v1/responses/:id', async (request, reply) => {

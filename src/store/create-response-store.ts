@@ -27,6 +27,8 @@ export interface ResponseStore {
   /** Keeps a response; false when it alone is larger than the byte bound (nothing is kept then). */
   put(record: StoredResponse): boolean;
   get(id: string): ResponseObject | undefined;
+  /** The response's own input items (not those of the responses it continued). */
+  input(id: string): InputItem[] | undefined;
   /** The conversation up to and including the response: every earlier input and output, in order. */
   history(id: string): InputItem[] | undefined;
   /** An input or output item of a kept response, by the item's id. */
@@ -98,6 +100,9 @@ export function createResponseStore(initial: StoreLimits): ResponseStore {
     },
     get(id) {
       return touch(id)?.record.response;
+    },
+    input(id) {
+      return touch(id)?.record.input;
     },
     history(id) {
       const chain: StoredResponse[] = [];

@@ -4,6 +4,7 @@
  * previous_response_id, item_reference, GET and DELETE, store: false, a forced built-in tool,
  * and errors before and after the first byte. No backend is ever asked for /v1/responses.
  */
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_TYPES } from '../../src/config/schema.js';
 import { startAzureServer } from '../fakes/azure-server.js';
@@ -214,6 +215,36 @@ describe('state: previous_response_id, item_reference, GET and DELETE', () => {
     const unknown = await post({ model, input: [{ role: 'user', content: 'x' }, { type: 'item_reference', id: 'rs_unknown' }] });
     expect(unknown.status).toBe(404);
     expect(JSON.parse(unknown.text)).toMatchObject({ error: { code: 'item_not_found', param: 'input[1]' } });
+  });
+
+  it('lists a response\'s own input items, newest first by default, paged by id (the openai SDK reads them)', async () => {
+    const first = JSON.parse((await post({ model, input: 'Say hello' })).text) as { id: string };
+    const second = JSON.parse(
+      (
+        await post({
+          model,
+          previous_response_id: first.id,
+          input: [
+            { role: 'developer', content: 'Be brief.' },
+            { role: 'user', content: [{ type: 'input_text', text: 'Now count' }] },
+          ],
+        })
+      ).text,
+    ) as { id: string };
+    const client = new OpenAI({ baseURL: `${svir.url}/v1`, apiKey: SVIR_KEY, maxRetries: 0 });
+    const items = [];
+    for await (const item of client.responses.inputItems.list(second.id, { order: 'asc', limit: 1 })) items.push(item);
+    expect(items).toEqual([
+      { id: expect.stringMatching(/^msg_/), type: 'message', role: 'developer', status: 'completed', content: [{ type: 'input_text', text: 'Be brief.' }] },
+      { id: expect.stringMatching(/^msg_/), type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'Now count' }] },
+    ]);
+    const newestFirst = await client.responses.inputItems.list(second.id);
+    expect(newestFirst.data.map((item) => item.id)).toEqual([items[1]?.id, items[0]?.id]);
+    expect(newestFirst.has_more).toBe(false);
+    // A stored input item can be referenced by the id svir gave it.
+    const ref = await post({ model, input: [{ type: 'item_reference', id: items[1]?.id }] });
+    expect(ref.status).toBe(200);
+    expect((await fetch(`${svir.url}/v1/responses/resp_nope/input_items`, { headers: { authorization: `Bearer ${SVIR_KEY}` } })).status).toBe(404);
   });
 
   it('store: false keeps nothing', async () => {

@@ -98,7 +98,12 @@ async function post(path: string, body: Record<string, unknown>): Promise<{ stat
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-const usageSchema = z.strictObject({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() });
+const usageSchema = z.strictObject({
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
+  prompt_tokens_details: z.strictObject({ cached_tokens: z.number() }).optional(),
+});
 const choiceSchema = z.strictObject({
   index: z.literal(0),
   text: z.string(),

@@ -39,6 +39,8 @@ export interface CompletionDialect {
   chunk(text: string, finish: string | null, body: FakeCompletionBody, logprobs: unknown): Record<string, unknown>;
   /** Its usage chunk, sent when `stream_options.include_usage` asked for it. */
   usageChunk(usage: Record<string, number>, body: FakeCompletionBody): Record<string, unknown>;
+  /** Usage rides on the finish chunk, asked or not, instead of a chunk of its own (llama.cpp). */
+  usageOnFinish?: boolean;
   /** Events before the first chunk (Azure's prompt-filter report). */
   opening?: readonly Record<string, unknown>[];
   /** A body that is not a completions request, refused the server's way. */
@@ -83,8 +85,12 @@ export function fakeCompletionHandler(dialect: CompletionDialect): ScriptedRespo
       }
       const events = (dialect.opening ?? []).map((event) => sseData(event));
       for (const piece of said) events.push(sseData(dialect.chunk(piece, null, body, logprobsOf(piece))));
-      events.push(sseData(dialect.chunk('', 'stop', body, null)));
-      if (body.stream_options?.include_usage === true) events.push(sseData(dialect.usageChunk(usage, body)));
+      if (dialect.usageOnFinish === true) {
+        events.push(sseData({ ...dialect.usageChunk(usage, body), ...dialect.chunk('', 'stop', body, null) }));
+      } else {
+        events.push(sseData(dialect.chunk('', 'stop', body, null)));
+        if (body.stream_options?.include_usage === true) events.push(sseData(dialect.usageChunk(usage, body)));
+      }
       events.push(sseData('[DONE]'));
       writeEventStream(res, events);
     },

@@ -226,8 +226,12 @@ export async function startLlamaCppServer(options: LlamaCppOptions = {}): Promis
     'POST',
     '/v1/completions',
     fakeCompletionHandler({
-      // Its OpenAI-compatible /v1/completions refuses the field (FIM is its own /infill).
-      suffix: invalid('Unsupported param: suffix'),
+      // Its OpenAI-compatible /v1/completions does not fill in the middle (FIM is its own
+      // /infill): the release svir was checked against (b0-de3ff81) answers as if `suffix` were
+      // absent (other releases refuse it: "Unsupported param: suffix").
+      suffix: 'ignore',
+      // Usage (with timings) rides on the finish chunk, asked for or not.
+      usageOnFinish: true,
       chunk: (text, finish, _body, logprobs) => ({
         choices: [{ text, index: 0, logprobs, finish_reason: finish }],
         created: 1_760_000_300,
@@ -242,8 +246,8 @@ export async function startLlamaCppServer(options: LlamaCppOptions = {}): Promis
         id: 'chatcmpl-llc1',
         model: settings.modelPath,
         object: 'text_completion',
-        usage,
-        timings: { prompt_n: usage.prompt_tokens, prompt_ms: 20.5, predicted_n: usage.completion_tokens, predicted_ms: 90.1 },
+        usage: { ...usage, prompt_tokens_details: { cached_tokens: 0 } },
+        timings: { cache_n: 0, prompt_n: usage.prompt_tokens, prompt_ms: 20.5, predicted_n: usage.completion_tokens, predicted_ms: 90.1 },
       }),
       refuse: invalid('"prompt" must be provided'),
     }),

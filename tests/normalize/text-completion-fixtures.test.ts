@@ -83,7 +83,7 @@ describe('text_completion encoding and fold', () => {
     const outcome = run(spec('llamacpp-usage'), [bytesOf('llamacpp-usage')]);
     const events = outcome.chunks.map(encodeTextCompletionChunk);
     expect(events.every((event) => event === '' || (event.startsWith('data: {"id":') && event.endsWith('}\n\n')))).toBe(true);
-    expect(events.filter((event) => event !== '')).toHaveLength(4);
+    expect(events.filter((event) => event !== '')).toHaveLength(5);
     const roleOnly = { id: 'x', object: 'chat.completion.chunk' as const, created: 1, model: 'm', choices: [{ index: 0 as const, delta: { role: 'assistant' as const }, finish_reason: null }] };
     expect(encodeTextCompletionChunk(roleOnly)).toBe('');
   });
@@ -91,12 +91,12 @@ describe('text_completion encoding and fold', () => {
   it('folds a stream into one text_completion with the joined text, the finish, usage and joined logprobs', () => {
     const llama = foldTextCompletion(run(spec('llamacpp-usage'), [bytesOf('llamacpp-usage')]).chunks, { model: 'client-model' });
     expect(llama).toEqual({
-      id: 'chatcmpl-llc1',
+      id: 'chatcmpl-PequBOBtIwGUryBBXDzzwshpLmwen4SU',
       object: 'text_completion',
-      created: 1760000300,
+      created: 1796140916,
       model: 'client-model',
-      choices: [{ index: 0, text: ' Un café ☕ chaud', finish_reason: 'stop' }],
-      usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
+      choices: [{ index: 0, text: ' Un café ☕ chaud', finish_reason: 'length' }],
+      usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6, prompt_tokens_details: { cached_tokens: 0 } },
     });
     const vllm = foldTextCompletion(run(spec('vllm-logprobs-length'), [bytesOf('vllm-logprobs-length')]).chunks, { model: 'client-model' });
     expect(vllm.choices).toEqual([

@@ -83,8 +83,11 @@ export interface UpstreamEndpoint {
  * route it lacks, or a `suffix` it would ignore or refuse, is svir's own 400 before sending.
  */
 export interface LegacyRoutes {
-  /** `POST /v1/completions`, if the server has it, and whether it takes `suffix` (fill in the middle). */
-  completions: { suffix: boolean } | null;
+  /**
+   * `POST /v1/completions`, if the server has it: whether it takes `suffix` (fill in the middle),
+   * and whether its `prompt` may be a list (of one string, or of token ids) or only a string.
+   */
+  completions: { suffix: boolean; promptList: boolean } | null;
   /** `POST /v1/embeddings`. */
   embeddings: boolean;
 }

@@ -34,7 +34,7 @@ function withFilterVerdict(read: (event: SseEvent, ctx: StreamContext) => Part[]
 export const azureAdapter: Adapter = {
   type: 'azure',
   // Both routes on the deployment; `suffix` where the model takes it (the server says which).
-  legacy: { completions: { suffix: true }, embeddings: true },
+  legacy: { completions: { suffix: true, promptList: true }, embeddings: true },
   endpoint: azureEndpoint,
   toUpstream: makeToUpstream(
     [

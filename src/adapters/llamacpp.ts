@@ -25,7 +25,7 @@ import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
 export const llamacppAdapter: Adapter = {
   type: 'llamacpp',
   // Both routes (embeddings with `--embeddings`); its /v1/completions refuses `suffix` ("Unsupported param: suffix").
-  legacy: { completions: { suffix: false }, embeddings: true },
+  legacy: { completions: { suffix: false, promptList: true }, embeddings: true },
   endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [

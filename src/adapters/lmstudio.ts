@@ -27,7 +27,7 @@ import { reasoningAsContent } from './stream/reasoning-as-content.js';
 export const lmstudioAdapter: Adapter = {
   type: 'lmstudio',
   // Both routes; its /v1/completions documents no `suffix`, and ignores it.
-  legacy: { completions: { suffix: false }, embeddings: true },
+  legacy: { completions: { suffix: false, promptList: true }, embeddings: true },
   endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [

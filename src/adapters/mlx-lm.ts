@@ -26,8 +26,8 @@ import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
 
 export const mlxLmAdapter: Adapter = {
   type: 'mlx-lm',
-  // /v1/completions, which reads no `suffix`; no /v1/embeddings.
-  legacy: { completions: { suffix: false }, embeddings: false },
+  // /v1/completions, which reads no `suffix` and tokenizes `prompt` as one string; no /v1/embeddings.
+  legacy: { completions: { suffix: false, promptList: false }, embeddings: false },
   endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [

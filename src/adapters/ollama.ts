@@ -39,9 +39,9 @@ const OLLAMA_IMAGE_TYPES = ['image/jpeg', 'image/jpg', 'image/png', 'image/webp'
 
 export const ollamaAdapter: Adapter = {
   type: 'ollama',
-  // Both routes; `suffix` fills in the middle for a model with the `insert` capability, and
-  // embeddings honour encoding_format (docs/ollama.md).
-  legacy: { completions: { suffix: true }, embeddings: true },
+  // Both routes; `suffix` fills in the middle for a model with the `insert` capability, `prompt`
+  // is one string only, and embeddings honour encoding_format (docs/ollama.md).
+  legacy: { completions: { suffix: true, promptList: false }, embeddings: true },
   endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [

@@ -20,7 +20,7 @@ import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
 export const openaiAdapter: Adapter = {
   type: 'openai',
   // Both routes, and `suffix` where the model takes it (the server says which).
-  legacy: { completions: { suffix: true }, embeddings: true },
+  legacy: { completions: { suffix: true, promptList: true }, embeddings: true },
   endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [

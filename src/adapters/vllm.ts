@@ -23,7 +23,7 @@ import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
 export const vllmAdapter: Adapter = {
   type: 'vllm',
   // Both routes; its /v1/completions refuses `suffix` ("suffix is not currently supported").
-  legacy: { completions: { suffix: false }, embeddings: true },
+  legacy: { completions: { suffix: false, promptList: true }, embeddings: true },
   endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [

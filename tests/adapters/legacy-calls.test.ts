@@ -38,6 +38,17 @@ describe('legacy calls', () => {
     expect(call.call.changes).toEqual([]);
   });
 
+  it('sends a list of one prompt as that string to a server that reads only a string, refuses token ids there, and passes both elsewhere', () => {
+    const ollama = completionCall(getAdapter('ollama'), { model: 'm', prompt: ['Count'] }, makeBackend('ollama'), 'm');
+    if (!ollama.ok) throw ollama.error;
+    expect(ollama.call.body.prompt).toBe('Count');
+    expect(ollama.call.changes).toEqual(['prompt list of one sent as a string']);
+    const tokens = completionCall(getAdapter('mlx-lm'), { model: 'm', prompt: [1, 2, 3] }, makeBackend('mlx-lm'), 'm');
+    expect(tokens.ok === false && tokens.error).toMatchObject({ code: 'invalid_request', param: 'prompt' });
+    const vllm = completionCall(getAdapter('vllm'), { model: 'm', prompt: [[1, 2, 3]] }, makeBackend('vllm'), 'm');
+    expect(vllm.ok && vllm.call.body.prompt).toEqual([[1, 2, 3]]);
+  });
+
   it('passes suffix to the types that take it and refuses it, naming suffix, for the others', () => {
     for (const type of BACKEND_TYPES) {
       const adapter = getAdapter(type);

@@ -249,6 +249,16 @@ describe('POST /v1/completions through svir', () => {
     expect(answer.headers.get('x-svir-changes')).toContain('empty suffix dropped');
   });
 
+  it('sends a list of one prompt as a string to the servers that read only a string, and as sent to the others', async () => {
+    for (const fake of serving()) {
+      const answer = await post('/v1/completions', { model: fake.model, prompt: ['Count to five'], stream: true });
+      expect(answer.status, `${fake.name}: ${answer.text}`).toBe(200);
+      expect(readTextStream(answer.text, fake.model).text).toBe(' one, two, three, four, five.');
+      const asString = fake.type === 'ollama' || fake.type === 'mlx-lm';
+      expect(lastBody(fake, 'completions').prompt, fake.name).toEqual(asString ? 'Count to five' : ['Count to five']);
+    }
+  });
+
   it('refuses the route for a backend that has none (mlx-vlm), before sending', async () => {
     const vlm = fakes.find((fake) => fake.type === 'mlx-vlm');
     if (vlm === undefined) throw new Error('no mlx-vlm fake');

@@ -41,6 +41,8 @@ export interface CompletionDialect {
   usageChunk(usage: Record<string, number>, body: FakeCompletionBody): Record<string, unknown>;
   /** Usage rides on the finish chunk, asked or not, instead of a chunk of its own (llama.cpp). */
   usageOnFinish?: boolean;
+  /** The server reads `prompt` as one string only (a list is refused the server's way). */
+  promptString?: boolean;
   /** Events before the first chunk (Azure's prompt-filter report). */
   opening?: readonly Record<string, unknown>[];
   /** A body that is not a completions request, refused the server's way. */
@@ -61,6 +63,10 @@ export function fakeCompletionHandler(dialect: CompletionDialect): ScriptedRespo
         return;
       }
       const body = parsed.data;
+      if (dialect.promptString === true && typeof body.prompt !== 'string') {
+        dialect.refuse(res);
+        return;
+      }
       const suffix = body.suffix ?? undefined;
       if (suffix !== undefined && typeof dialect.suffix === 'function') {
         dialect.suffix(res);

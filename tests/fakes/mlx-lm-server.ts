@@ -111,6 +111,7 @@ export async function startMlxLmServer(options: MlxLmOptions = {}): Promise<Scri
     fakeCompletionHandler({
       // handle_text_completions reads `prompt` only.
       suffix: 'ignore',
+      promptString: true,
       chunk: (text, finish, body, logprobs) => ({ ...base(body), choices: [{ index: 0, finish_reason: finish, text, ...(logprobs === null ? {} : { logprobs }) }] }),
       // Its usage chunk says `chat.completion` on this route too.
       usageChunk: (usage, body) => ({ ...base(body), object: 'chat.completion', choices: [], usage }),

@@ -285,6 +285,7 @@ export async function startOllamaServer(options: OllamaOptions = {}): Promise<Sc
     '/v1/completions',
     fakeCompletionHandler({
       suffix: 'fill',
+      promptString: true,
       chunk: (text, finish, body) =>
         completionChunk(body, [{ text, index: 0, finish_reason: finish }], body.stream_options?.include_usage === true ? zeros : undefined),
       usageChunk: (usage, body) => completionChunk(body, [], usage),

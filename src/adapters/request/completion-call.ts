@@ -2,7 +2,8 @@
  * A legacy Completions request → the call for one backend: its `completions` route and auth
  * (the adapter's `endpoint`), the server's model id, and, like chat (DESIGN §1), always a
  * stream with usage, whatever the client asked: `stream: false` is folded by svir. Everything
- * else passes as sent. A server with no `/v1/completions`, or a `suffix` (fill in the middle)
+ * else passes as sent, but a list of one prompt goes as that string to a server that reads
+ * only a string. A server with no `/v1/completions`, or a `suffix` (fill in the middle)
  * for one that would refuse or ignore it, is the client's 400 before anything is sent: a
  * completion of the prefix alone is not what the editor asked for.
  */
@@ -29,6 +30,21 @@ export function completionCall(adapter: Adapter, request: CompletionRequest, bac
     stream_options: { ...(request.stream_options ?? {}), include_usage: true },
   };
   const changes: string[] = [];
+  if (!served.promptList && typeof request.prompt !== 'string') {
+    const [only] = request.prompt;
+    if (typeof only !== 'string') {
+      return {
+        ok: false,
+        error: new SvirError('invalid_request', {
+          param: 'prompt',
+          message: `Backend "${name}" (${backend.config.type}) takes the prompt as text only, not as token ids.`,
+        }),
+      };
+    }
+    // The same one prompt, in the only form the server reads.
+    body.prompt = only;
+    changes.push('prompt list of one sent as a string');
+  }
   if (!served.suffix && 'suffix' in request) {
     if (typeof request.suffix === 'string' && request.suffix.length > 0) {
       return {

@@ -27,7 +27,9 @@ beforeAll(async () => {
   const config = [
     'server:',
     '  port: 0',
-    '  keepaliveMs: 40',
+    // Short enough for the keepalive case below, long enough that an upstream error reaches
+    // the client before a keepalive commits the stream on a loaded machine (40 ms did not).
+    '  keepaliveMs: 1000',
     'backends:',
     '  - name: scripted',
     '    type: openai',
@@ -136,7 +138,7 @@ describe('D§2 framing', () => {
   });
 
   it('keepalives while the first token is awaited are `: keepalive`, never `: ping`', async () => {
-    script(up, [{ delayMs: 300 }, sse(ck({ role: 'assistant', content: 'late' }), ck({}, 'stop'), '[DONE]')]);
+    script(up, [{ delayMs: 3000 }, sse(ck({ role: 'assistant', content: 'late' }), ck({}, 'stop'), '[DONE]')]);
     const answer = await chat(svir.url, ask());
     expect(answer.status).toBe(200);
     const result = expectContractStream(answer.text, { model: MODEL });

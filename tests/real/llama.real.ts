@@ -296,6 +296,25 @@ async function serverState(server: RealLlamaServer): Promise<{ busy: boolean; me
   return { busy: slotList.some((slot) => slot.is_processing), metrics };
 }
 
+describe('legacy completions over the real server', () => {
+  it('continues a raw prompt, streamed as text_completion chunks and folded', async () => {
+    const streamed = await svir.post('/v1/completions', { model: 'tiny', prompt: 'Once upon a time', max_tokens: 20, stream: true });
+    expect(streamed.status, streamed.text).toBe(200);
+    const frames = streamed.text.split('\n\n').filter((frame) => frame.startsWith('data: '));
+    expect(frames.at(-1)).toBe('data: [DONE]');
+    const chunks = frames.slice(0, -1).map((frame) => z.looseObject({ object: z.string(), model: z.string(), choices: z.array(z.looseObject({ text: z.string() })) }).parse(JSON.parse(frame.slice(6))));
+    expect(new Set(chunks.map((chunk) => chunk.object))).toEqual(new Set(['text_completion']));
+    expect(new Set(chunks.map((chunk) => chunk.model))).toEqual(new Set(['tiny']));
+    expect(chunks.map((chunk) => chunk.choices[0]?.text ?? '').join('')).toBe(' I am a tiny test model for svir.');
+
+    const folded = await svir.post('/v1/completions', { model: 'tiny', prompt: 'Once upon a time', max_tokens: 20 });
+    expect(folded.status, folded.text).toBe(200);
+    const body = z.looseObject({ object: z.string(), choices: z.array(z.looseObject({ text: z.string(), finish_reason: z.string() })) }).parse(folded.json());
+    expect(body.object).toBe('text_completion');
+    expect(body.choices[0]).toMatchObject({ text: ' I am a tiny test model for svir.', finish_reason: 'stop' });
+  });
+});
+
 describe('a client that goes away', () => {
   it('stops the generation: the server goes idle (/slots, /metrics) long before max_tokens', async () => {
     const MAX_TOKENS = 4000;
@@ -366,8 +385,12 @@ describe('clients and tools', () => {
   it('svir check finds the real server usable and lists what it probed', async () => {
     const result = await runSvirCheck([{ name: 'llama', type: 'llamacpp', url: `${plain.url}/v1` }]);
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-    expect(result.stdout).toContain('llama');
-    expect(result.stdout).toMatch(/tiny-qwen3-chatml/);
+    // Every feature works as sent, and the server itself refuses the image (no projector).
+    expect(result.stdout).toMatch(/^llama\s+llamacpp\s+up\s+1\s+yes\s+yes\s+yes\s+yes\s+yes\s+rejected$/m);
+    expect(result.stdout).toContain('probed with');
+    expect(result.stdout).toMatch(/tiny-qwen3-chatml\.gguf/);
+    expect(result.stdout).toContain('images: rejected: 400 unsupported_content');
+    expect(result.stdout).toContain('All 1 backend(s) usable.');
   });
 });
 

@@ -111,6 +111,9 @@ interface OpenCall {
 
 type OpenItem = OpenReasoning | OpenMessage | OpenCall;
 
+/** svir sends no logprobs on /v1/responses; one shared empty list (it is only serialized). */
+const NO_LOGPROBS: readonly never[] = Object.freeze([]);
+
 const CUT_REASONS: Partial<Record<FinishReason, 'max_output_tokens' | 'content_filter'>> = {
   length: 'max_output_tokens',
   content_filter: 'content_filter',
@@ -230,9 +233,11 @@ class Translator implements ResponsesTranslator {
       this.emit('response.content_part.added', { ...at, content_index: 0, part: { type: 'reasoning_text', text: '' } });
     }
     item.text.push(text);
-    const at = { item_id: item.id, output_index: item.index };
-    this.emit('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: text });
-    this.emit('response.reasoning_text.delta', { ...at, content_index: 0, delta: text });
+    // The deltas are the hot path (one or two events per token): built as plain literals.
+    this.out.push(
+      { type: 'response.reasoning_summary_text.delta', sequence_number: this.sequence++, item_id: item.id, output_index: item.index, summary_index: 0, delta: text },
+      { type: 'response.reasoning_text.delta', sequence_number: this.sequence++, item_id: item.id, output_index: item.index, content_index: 0, delta: text },
+    );
   }
 
   private text(kind: 'text' | 'refusal', text: string): void {
@@ -259,9 +264,20 @@ class Translator implements ResponsesTranslator {
       });
     }
     part.text.push(text);
-    const at = { item_id: item.id, output_index: item.index, content_index: part.index };
-    if (kind === 'text') this.emit('response.output_text.delta', { ...at, delta: text, logprobs: [] });
-    else this.emit('response.refusal.delta', { ...at, delta: text });
+    const sequence = this.sequence++;
+    if (kind === 'text') {
+      this.out.push({
+        type: 'response.output_text.delta',
+        sequence_number: sequence,
+        item_id: item.id,
+        output_index: item.index,
+        content_index: part.index,
+        delta: text,
+        logprobs: NO_LOGPROBS,
+      });
+    } else {
+      this.out.push({ type: 'response.refusal.delta', sequence_number: sequence, item_id: item.id, output_index: item.index, content_index: part.index, delta: text });
+    }
   }
 
   private call(chatIndex: number, callId: string | undefined, name: string | undefined, args: string): void {
@@ -285,7 +301,7 @@ class Translator implements ResponsesTranslator {
     }
     if (args.length === 0) return;
     item.args.push(args);
-    this.emit('response.function_call_arguments.delta', { item_id: item.id, output_index: item.index, delta: args });
+    this.out.push({ type: 'response.function_call_arguments.delta', sequence_number: this.sequence++, item_id: item.id, output_index: item.index, delta: args });
   }
 
   private closePart(item: OpenMessage): void {

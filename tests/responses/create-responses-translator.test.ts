@@ -246,6 +246,25 @@ describe('event sequences', () => {
     expectResponsesStream(events);
   });
 
+  it('every delta kind is encoded as JSON.stringify would, with text that needs escaping', () => {
+    const t = translator(new Map([['ns__f', { name: 'f', namespace: 'ns' }]]));
+    const events = run([
+      chunk({ role: 'assistant', reasoning_content: 'a "q"\n\u2028 é' }),
+      chunk({ content: '</script>\t"x"' }),
+      chunk({ refusal: 'no\\' }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_"1"', type: 'function', function: { name: 'ns__f', arguments: '{"a":"\\n"}' } }] }),
+      chunk({}, 'tool_calls'),
+    ], t);
+    const kinds = new Set(events.map((event) => event.type));
+    for (const kind of ['response.reasoning_summary_text.delta', 'response.reasoning_text.delta', 'response.output_text.delta', 'response.refusal.delta', 'response.function_call_arguments.delta']) {
+      expect(kinds.has(kind), kind).toBe(true);
+    }
+    for (const event of events) expect(encodeResponsesEvent(event)).toBe(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    // An event the fast path does not know the shape of is written whole.
+    const odd = { type: 'response.output_text.delta', sequence_number: 1, item_id: 'm', output_index: 0, content_index: 0, delta: 'x', logprobs: [{ token: 'x', logprob: 0 }] };
+    expect(encodeResponsesEvent(odd)).toBe(`event: ${odd.type}\ndata: ${JSON.stringify(odd)}\n\n`);
+  });
+
   it('each event is one `event:` line and one `data:` line', () => {
     const [created] = run([chunk({ role: 'assistant', content: 'a\nb' }), chunk({}, 'stop')]);
     if (created === undefined) throw new Error('no event');
@@ -273,6 +292,8 @@ describe('every generic fixture through the translator', () => {
     it(`${fixture.name}: keeps the stream rules, and gives the same events at ${SEEDS.length} seeded splits`, () => {
       const whole = eventsOf(undefined, fixture);
       expectResponsesStream(whole);
+      // The encoder's fast path for deltas writes exactly what JSON.stringify would.
+      for (const event of whole) expect(encodeResponsesEvent(event)).toBe(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
       for (const seed of SEEDS) expect(eventsOf(splitAtSeededOffsets(fixture.bytes, seed), fixture), `seed ${seed}`).toEqual(whole);
     });
   }

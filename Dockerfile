@@ -32,7 +32,9 @@ EXPOSE 4000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:4000/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # svir is the entrypoint, so the arguments of `docker run IMAGE ...` go to it: `docker run IMAGE
-# check`, `docker run IMAGE --version`, `--port 4100`. node is PID 1 and gets the stop signal
-# itself. config/docker.yaml gives open streams 7 s on a stop, well inside the engine's 10 s.
-ENTRYPOINT ["node", "dist/cli.js"]
+# check`, `docker run IMAGE --version`, `--port 4100`; a command the image has (`node ...`, `sh`)
+# runs as given. node is PID 1 and gets the stop signal itself. config/docker.yaml gives open
+# streams 7 s on a stop, well inside the engine's 10 s.
+COPY scripts/docker-entrypoint.sh /usr/local/bin/svir-entrypoint
+ENTRYPOINT ["svir-entrypoint"]
 CMD []

@@ -7,7 +7,10 @@
  * README, the config mounted as a folder, and the key in a `.env` file that git and the build
  * leave out.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -19,6 +22,7 @@ import { commandWords, parseDockerfile, type DockerInstruction, type DockerStage
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string): string => readFileSync(`${root}${path}`, 'utf8');
+const ENTRYPOINT_SCRIPT = 'scripts/docker-entrypoint.sh';
 
 const dockerfile = parseDockerfile(read('Dockerfile'));
 const finalStage: DockerStage | undefined = dockerfile.stages.at(-1);
@@ -170,12 +174,43 @@ describe('Dockerfile', () => {
     expect(exposed).toEqual(['4000']);
     const healthcheck = finalInstructions('HEALTHCHECK')[0]?.args ?? '';
     expect(healthcheck).toContain(`:${exposed[0]}/healthz`);
-    // svir is the entrypoint: `docker run IMAGE check` and `docker run IMAGE --version` reach it
-    // (not the base image's entrypoint, which would hand them to node).
+    // svir's own entrypoint script (not the base image's, which hands every argument to node),
+    // copied from scripts/docker-entrypoint.sh, which the build context keeps.
     const entrypoint = commandWords(finalInstructions('ENTRYPOINT').at(-1)?.args ?? '');
-    expect(entrypoint).toEqual(['node', packageJson.bin['svir']]);
+    expect(entrypoint).toHaveLength(1);
+    const copy = finalInstructions('COPY').find((i) => i.args.split(/\s+/).at(-1)?.endsWith(`/${entrypoint[0] ?? ''}`));
+    expect(copy?.args.split(/\s+/)[0]).toBe(ENTRYPOINT_SCRIPT);
+    expect(read(ENTRYPOINT_SCRIPT)).toContain(`set -- node ${packageJson.bin['svir']} "$@"`);
+    expect(read('.dockerignore')).toContain(`!${ENTRYPOINT_SCRIPT}`);
     const cmd = finalInstructions('CMD').at(-1);
     if (cmd !== undefined) expect(commandWords(cmd.args)).toEqual([]);
+  });
+});
+
+
+describe('the entrypoint script', () => {
+  /** Runs the script with sh in a folder where dist/cli.js only prints the arguments it got. */
+  function entrypoint(args: string[]): string {
+    const dir = mkdtempSync(join(tmpdir(), 'svir-entrypoint-'));
+    try {
+      mkdirSync(join(dir, 'dist'));
+      writeFileSync(join(dir, 'dist', 'cli.js'), 'console.log(JSON.stringify(["svir", ...process.argv.slice(2)]));\n');
+      return execFileSync('sh', [`${root}${ENTRYPOINT_SCRIPT}`, ...args], { cwd: dir, encoding: 'utf8' }).trim();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('gives `docker run IMAGE` and its arguments to svir: none, a subcommand, options', () => {
+    expect(entrypoint([])).toBe('["svir"]');
+    expect(entrypoint(['check', '--timeout', '5'])).toBe('["svir","check","--timeout","5"]');
+    expect(entrypoint(['--version'])).toBe('["svir","--version"]');
+    expect(entrypoint(['--port', '4100'])).toBe('["svir","--port","4100"]');
+  });
+
+  it('runs a command the image has as given (node dist/cli.js ..., a shell)', () => {
+    expect(entrypoint(['node', 'dist/cli.js', '--help'])).toBe('["svir","--help"]');
+    expect(entrypoint(['sh', '-c', 'echo shell'])).toBe('shell');
   });
 });
 

@@ -9,6 +9,7 @@
 import OpenAI from 'openai';
 import type { Response, ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { BACKEND_FLAVORS } from './harness/backend-flavors.js';
 import { contextOverflowResponse } from './harness/context-overflow-response.js';
 import { createGate } from './harness/create-gate.js';
@@ -98,11 +99,18 @@ function callsOf(response: Response): { id: string; name: string; arguments: unk
   );
 }
 
+const lookupArguments = z.object({ value: z.number() });
+
+/** The items of a response a stateless client sends back as history (here: all of them). */
+function historyOf(response: Response): ResponseInputItem[] {
+  return response.output.flatMap((item) => (item.type === 'message' || item.type === 'function_call' || item.type === 'reasoning' ? [item] : []));
+}
+
 /** Runs each call of a response with the test's `lookup` tool. */
 function outputsFor(response: Response): ResponseInputItem[] {
   return response.output.flatMap((item) => {
     if (item.type !== 'function_call') return [];
-    const args = JSON.parse(item.arguments) as { value: number };
+    const args = lookupArguments.parse(JSON.parse(item.arguments));
     return [{ type: 'function_call_output' as const, call_id: item.call_id, output: lookupResult(args.value) }];
   });
 }
@@ -165,7 +173,7 @@ describe.each(BACKEND_FLAVORS)('openai client on /v1/responses, backend $name', 
     expect(callsOf(first)).toEqual(SPLIT_INTERLEAVED_EXPECTED.calls);
 
     // Stateless, as Codex does it: the history as returned, then the results.
-    input.push(...(first.output as ResponseInputItem[]), ...outputsFor(first));
+    input.push(...historyOf(first), ...outputsFor(first));
     const second = await client.responses.stream({ model: flavor.clientModel, input, tools, store: false }).finalResponse();
     expect(second.status).toBe('completed');
     expect(textOf(second)).toBe(AFTER_LOOKUPS_EXPECTED.content);

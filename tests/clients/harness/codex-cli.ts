@@ -12,7 +12,7 @@
  * - a throwaway working directory, no sandbox (root in a container has none to give; the only
  *   command run is the harmless one a test's fake asks for), a timeout, `--json` events on stdout.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -85,6 +85,11 @@ export function codexConfigToml(options: CodexProviderOptions): string {
 
 const require = createRequire(import.meta.url);
 
+/** The exit code of a child once its output is closed (null when a signal ended it). */
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('close', (code: number | null) => resolve(code)));
+}
+
 /** The npm entry point (`bin/codex.js`), which finds and runs the platform's native binary. */
 function codexEntry(): string {
   return require.resolve('@openai/codex/bin/codex.js');
@@ -105,7 +110,7 @@ export async function codexVersion(): Promise<string> {
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
+  const code = await exitOf(child);
   if (code !== 0) {
     throw new Error(
       `Codex CLI does not run on ${process.platform}-${process.arch} (its binary comes in the optional dependency ` +
@@ -227,7 +232,7 @@ export async function runCodexExec(options: CodexRunOptions): Promise<CodexRun> 
       // The whole group: the npm entry point, the native binary, and any shell it started.
       if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
     }, options.timeoutMs ?? 90_000);
-    const [exitCode] = (await once(child, 'close')) as [number | null];
+    const exitCode = await exitOf(child);
     clearTimeout(timer);
 
     const events: CodexEvent[] = [];

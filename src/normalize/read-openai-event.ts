@@ -12,6 +12,7 @@ import { pushMeta } from './push-meta.js';
 import { nestsDeeperThan } from './nests-deeper-than.js';
 import type { Part, SseEvent } from './parts.js';
 import { readUsage } from './read-usage.js';
+import { fillTextTemplate, makeTextTemplate, type TextChunkTemplate } from './text-chunk-template.js';
 
 const toolPieceSchema = z.object({
   index: z.number().int().nonnegative().nullish(),
@@ -54,6 +55,8 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
   // Chunks come as plain (`message`) events; other types are not part of this protocol
   // (reference §3.1), and an EventSource would not hand them to a message listener either.
   if (event.event !== undefined) return [];
+  const templated = readTemplated(event.data, ctx);
+  if (templated !== undefined) return templated;
   const data = event.data.trim();
   // An event without data carries no chunk (some servers send one to keep the line open).
   if (data.length === 0) return [];
@@ -77,6 +80,7 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
     }
     const read = readUsage(common.usage);
     if (read !== undefined) parts.push({ kind: 'usage', usage: read });
+    rememberTemplate(data, common, parts, ctx);
     return parts;
   }
 
@@ -172,6 +176,91 @@ function readCommonChunk(json: unknown): CommonChunk | undefined {
   if (!isOptionalString(content) || !isOptionalString(reasoning_content)) return undefined;
   if (!isOptionalString(reasoning) || !isOptionalString(refusal)) return undefined;
   return { id, created, choice: { delta: { content, reasoning_content, reasoning, refusal }, logprobs, finish_reason }, usage };
+}
+
+type TextKey = 'content' | 'reasoning_content' | 'reasoning' | 'refusal';
+type TextKind = 'content' | 'reasoning' | 'refusal';
+type MetaPart = Part & { kind: 'meta' };
+
+/** The key of the one text a common chunk carries and nothing else beside its identity; else undefined. */
+function onlyTextKey(common: CommonChunk): TextKey | undefined {
+  const choice = common.choice;
+  if (choice === undefined || choice.delta === undefined || choice.delta === null) return undefined;
+  if (choice.logprobs !== undefined && choice.logprobs !== null) return undefined;
+  if (choice.finish_reason || readUsage(common.usage) !== undefined) return undefined;
+  const { content, reasoning_content, reasoning, refusal } = choice.delta;
+  let key: TextKey | undefined;
+  // Every other text key empty or absent: each is then the same in every chunk that fits.
+  for (const [name, value] of [
+    ['content', content],
+    ['reasoning_content', reasoning_content],
+    ['reasoning', reasoning],
+    ['refusal', refusal],
+  ] as const) {
+    if (!value) continue;
+    if (key !== undefined) return undefined;
+    key = name;
+  }
+  return key;
+}
+
+function textKind(key: TextKey): TextKind {
+  return key === 'content' ? 'content' : key === 'refusal' ? 'refusal' : 'reasoning';
+}
+
+interface TemplateState {
+  template: TextChunkTemplate<TextKind, MetaPart> | undefined;
+  made: number;
+  hits: number;
+}
+
+/**
+ * Templates of the common text chunk (text-chunk-template.ts), one per stream: the stream
+ * context is made per upstream stream and lives as long as it. A memo only: what a chunk reads
+ * as is the same with or without it.
+ */
+const templates = new WeakMap<StreamContext, TemplateState>();
+/** A stream whose chunks do not repeat (a per-chunk nonce) stops making templates after these. */
+const FRUITLESS_TEMPLATES = 4;
+const HITS_PER_TEMPLATE = 8;
+
+function readTemplated(data: string, ctx: StreamContext): Part[] | undefined {
+  const state = templates.get(ctx);
+  const template = state?.template;
+  if (state === undefined || template === undefined) return undefined;
+  const text = fillTextTemplate(template, data);
+  if (text === undefined) return undefined;
+  state.hits += 1;
+  const parts: Part[] = template.meta === undefined ? [] : [template.meta];
+  if (text.length > 0) parts.push({ kind: template.kind, text });
+  return parts;
+}
+
+function rememberTemplate(data: string, common: CommonChunk, parts: readonly Part[], ctx: StreamContext): void {
+  const key = onlyTextKey(common);
+  if (key === undefined) return;
+  let state = templates.get(ctx);
+  if (state === undefined) {
+    state = { template: undefined, made: 0, hits: 0 };
+    templates.set(ctx, state);
+  }
+  if (state.made >= FRUITLESS_TEMPLATES && state.hits < state.made * HITS_PER_TEMPLATE) return;
+  const text = parts.find((part) => part.kind === textKind(key));
+  const meta = parts.find((part): part is MetaPart => part.kind === 'meta');
+  if (text === undefined || !('text' in text)) return;
+  state.made += 1;
+  state.template = makeTextTemplate(data, key, text.text, textKind(key), meta, (probe) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(probe);
+    } catch {
+      return undefined;
+    }
+    const read = readCommonChunk(json);
+    if (read === undefined || onlyTextKey(read) !== key) return undefined;
+    const value = read.choice?.delta?.[key];
+    return typeof value === 'string' ? value : undefined;
+  });
 }
 
 function pushDeltaTexts(parts: Part[], delta: DeltaTexts): void {

@@ -29,8 +29,8 @@ export interface RequestRecorder {
   streamOpened(): void;
   /** The upstream stream of this attempt is over (failover may open another). */
   streamClosed(): void;
-  /** A clean chunk was produced. */
-  chunk(chunk: CleanChunk): void;
+  /** Clean chunks were produced (those of one upstream read, at one time). */
+  chunks(chunks: readonly CleanChunk[]): void;
   /** A backend failed, before or inside the stream (each failure counts once). */
   upstreamError(error: SvirError): void;
   /** The request is answered; only the first call counts. */
@@ -78,12 +78,16 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
       metrics.inFlightStreams.inc({ backend });
     },
     streamClosed: closeStream,
-    chunk(chunk) {
+    chunks(chunks) {
+      if (chunks.length === 0) return;
+      // One clock read per upstream read: its chunks arrived together.
       const at = now();
-      const visible = speed.observe(chunk, at);
-      if (visible && !firstTokenSeen) {
-        firstTokenSeen = true;
-        if (sentAtMs !== undefined) metrics.timeToFirstToken.observe({ backend, model }, (at - sentAtMs) / 1000);
+      for (const chunk of chunks) {
+        const visible = speed.observe(chunk, at);
+        if (visible && !firstTokenSeen) {
+          firstTokenSeen = true;
+          if (sentAtMs !== undefined) metrics.timeToFirstToken.observe({ backend, model }, (at - sentAtMs) / 1000);
+        }
       }
     },
     upstreamError(error) {

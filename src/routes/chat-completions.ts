@@ -14,9 +14,10 @@ import { chatRequestSchema, type ChatRequest } from '../chat-request.js';
 import type { NormalizerStep } from '../normalize/normalizer.js';
 import { recordError, summaryOf, type RequestSummary } from '../request-summary.js';
 import { openChatStream } from '../upstream/open-chat-stream.js';
+import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
 import { buildStreamContext } from './build-stream-context.js';
 import { invalidRequestError } from './invalid-request-error.js';
-import { readAttemptSteps } from './read-attempt-steps.js';
+import { readAttemptSteps, type AttemptSteps } from './read-attempt-steps.js';
 import { routeToBackend, type AttemptIO, type BackendRoute, type RouteDeps } from './route-to-backend.js';
 import { sendCompletion } from './send-completion.js';
 import { sendStream } from './send-stream.js';
@@ -30,7 +31,13 @@ export interface ChatSendArgs {
   reply: FastifyReply;
   /** The chat request as the client's route made it (before the adapter's rewrites). */
   chat: ChatRequest;
-  steps: AsyncGenerator<NormalizerStep, void, undefined>;
+  /**
+   * Starts reading the upstream stream, each read's clean step handed to `sink` in the same turn
+   * (a streaming sender writes it there: no promise per read). Use this or `steps`, once.
+   */
+  pump(sink: StepSink): CleanStepPump;
+  /** The same steps pulled one by one, for a sender that folds them. */
+  readonly steps: AsyncGenerator<NormalizerStep, void, undefined>;
   summary: RequestSummary;
   ctx: StreamContext;
   now(): number;
@@ -47,7 +54,7 @@ export const sendChat: ChatSender = (args) =>
   args.chat.stream === true
     ? sendStream({
         reply: args.reply,
-        steps: args.steps,
+        pump: args.pump,
         summary: args.summary,
         now: args.now,
         includeUsage: args.chat.stream_options?.include_usage === true,
@@ -82,22 +89,19 @@ export function chatRoute(deps: ChatRouteDeps, chat: ChatRequest, send: ChatSend
   };
 }
 
-function sendArgs(
-  deps: ChatRouteDeps,
-  chat: ChatRequest,
-  ctx: StreamContext,
-  steps: AsyncGenerator<NormalizerStep, void, undefined>,
-  io: AttemptIO,
-): ChatSendArgs {
+function sendArgs(deps: ChatRouteDeps, chat: ChatRequest, ctx: StreamContext, steps: AttemptSteps, io: AttemptIO): ChatSendArgs {
   return {
     reply: io.reply,
     chat,
-    steps,
+    pump: (sink) => steps.pump(sink),
+    get steps() {
+      return steps.steps;
+    },
     summary: io.summary,
     ctx,
     now: deps.now,
     signal: io.deadlines.signal,
-    onClientWait: (waiting) => io.recorder.stopwatch.enter(waiting ? 'client' : 'svir'),
+    onClientWait: (waiting) => steps.onClientWait(waiting),
   };
 }
 

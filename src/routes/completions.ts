@@ -64,18 +64,18 @@ function completionsRoute(deps: CompletionsRouteDeps, request: CompletionRequest
               if (stream) {
                 await sendStream({
                   reply: io.reply,
-                  steps,
+                  pump: steps.pump,
                   summary: io.summary,
                   now: deps.now,
                   includeUsage: request.stream_options?.include_usage === true,
                   signal: io.deadlines.signal,
-                  onClientWait: (waiting) => io.recorder.stopwatch.enter(waiting ? 'client' : 'svir'),
+                  onClientWait: steps.onClientWait,
                   encode: encodeTextCompletionChunk,
                 });
               } else {
                 await sendCompletion({
                   reply: io.reply,
-                  steps,
+                  steps: steps.steps,
                   summary: io.summary,
                   now: deps.now,
                   ctx,

@@ -3,12 +3,16 @@
  * told of each read and each step: what chat, legacy completions and Responses share between
  * the opened stream and their sender. `reader` is the adapter's chat reader or its legacy
  * completions reader; the normalizer is the one for both.
+ *
+ * A streaming sender takes the steps pushed (`pump`: one synchronous pass per upstream read, no
+ * promise between the read and the write); a folding sender pulls them (`steps`). One or the
+ * other, once.
  */
 import type { Adapter, StreamContext } from '../adapters/adapter.js';
 import { createNormalizer, type NormalizerStep } from '../normalize/normalizer.js';
 import { createSseDecoder } from '../normalize/sse-decoder.js';
-import { watchSteps } from '../timeouts/watch-steps.js';
 import type { UpstreamBody } from '../upstream/open-chat-stream.js';
+import { pumpCleanSteps, type CleanStepPump, type ReadCleanStepsArgs, type StepSink } from '../upstream/pump-clean-steps.js';
 import { readCleanSteps } from '../upstream/read-clean-steps.js';
 import type { AttemptIO } from './route-to-backend.js';
 
@@ -22,9 +26,18 @@ export interface ReadAttemptStepsArgs {
   now(): number;
 }
 
-export function readAttemptSteps(args: ReadAttemptStepsArgs): AsyncGenerator<NormalizerStep, void, undefined> {
+export interface AttemptSteps {
+  /** Starts the reading; each read's step is handed to `sink` in the same turn. */
+  pump(sink: StepSink): CleanStepPump;
+  /** The same steps pulled one by one. */
+  readonly steps: AsyncGenerator<NormalizerStep, void, undefined>;
+  /** For the sender: told when svir starts (true) and stops (false) waiting for its client. */
+  onClientWait(waiting: boolean): void;
+}
+
+export function readAttemptSteps(args: ReadAttemptStepsArgs): AttemptSteps {
   const { deadlines, recorder } = args.io;
-  const read = readCleanSteps({
+  const read: ReadCleanStepsArgs = {
     body: args.body,
     adapter: args.reader,
     ctx: args.ctx,
@@ -37,15 +50,24 @@ export function readAttemptSteps(args: ReadAttemptStepsArgs): AsyncGenerator<Nor
         recorder.stopwatch.enter('svir');
         if (events > 0) deadlines.event();
       },
+      step(step) {
+        recorder.chunks(step.chunks);
+        if (step.error !== undefined && step.error.source === 'upstream') recorder.upstreamError(step.error);
+      },
     },
-  });
-  return watchSteps(read, {
-    onStep(step) {
-      for (const chunk of step.chunks) recorder.chunk(chunk);
-      if (step.error !== undefined && step.error.source === 'upstream') recorder.upstreamError(step.error);
+  };
+  let steps: AsyncGenerator<NormalizerStep, void, undefined> | undefined;
+  return {
+    pump: (sink) => pumpCleanSteps(read, sink),
+    get steps() {
+      steps ??= readCleanSteps(read);
+      return steps;
     },
-    // The sender writes to the client now: its time is not the backend's idle time.
-    handedOver: () => deadlines.pause(),
-    resumed: () => deadlines.resume(),
-  });
+    onClientWait(waiting) {
+      recorder.stopwatch.enter(waiting ? 'client' : 'svir');
+      // svir waits on its client, not on the backend: the idle deadline stops meanwhile.
+      if (waiting) deadlines.pause();
+      else deadlines.resume();
+    },
+  };
 }

@@ -9,17 +9,15 @@
  *   body. A failure anywhere is an HTTP error.
  * `onEnd` gets the final response (completed, incomplete or failed), for the store.
  */
-import type { FastifyReply } from 'fastify';
 import { SvirError, toErrorResponse } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import type { ResponsesTranslator } from '../responses/create-responses-translator.js';
 import { encodeResponsesEvent } from '../responses/encode-responses-event.js';
 import type { ResponseObject, ResponsesEvent } from '../responses/response-object.js';
-import { observeChunk, recordError } from '../request-summary.js';
+import { observeChunk } from '../request-summary.js';
 import type { ChatSendArgs, ChatSender } from './chat-completions.js';
-import { ClientGoneError } from './client-gone-error.js';
 import { MAX_FOLDED_BYTES } from './send-completion.js';
-import { commitStream, drained } from './send-stream.js';
+import { sendSteps } from './send-stream.js';
 
 function encodeAll(events: readonly ResponsesEvent[]): string {
   let text = '';
@@ -52,49 +50,18 @@ export function responsesSender(makeTranslator: () => ResponsesTranslator, onEnd
     args.chat.stream === true ? sendEvents(args, makeTranslator(), onEnd) : sendObject(args, makeTranslator(), onEnd);
 }
 
-async function sendEvents(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: (response: ResponseObject) => void): Promise<void> {
-  const { reply, summary } = args;
-  const raw = reply.raw;
-  // Committed already when keepalives were sent while the first token was awaited.
-  let started = raw.headersSent;
-  try {
-    for await (const step of args.steps) {
+function sendEvents(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: (response: ResponseObject) => void): Promise<void> {
+  return sendSteps(args, {
+    chunks(chunks) {
       let text = '';
-      for (const chunk of step.chunks) {
-        observeChunk(summary, chunk, args.now());
-        text += encodeAll(translator.push(chunk));
-      }
-      if (!started) {
-        // Nothing generated yet: the error handler answers with the error's own status.
-        if (step.error !== undefined && text === '') throw step.error;
-        if (text === '' && !step.done) continue;
-        commitStream(reply);
-        started = true;
-      }
-      if (step.error !== undefined) {
-        recordError(summary, step.error);
-        text += encodeAll(translator.fail(failureOf(step.error)));
-      } else if (step.done) text += encodeAll(translator.finish());
-      const roomLeft = raw.write(text);
-      if (step.done || step.error !== undefined) {
-        raw.end();
-        onEnd(translator.response());
-        return;
-      }
-      if (!roomLeft) {
-        args.onClientWait(true);
-        await drained(raw);
-        args.onClientWait(false);
-      }
-    }
-    throw new Error('the upstream steps ended without a finish');
-  } catch (err) {
-    if (!started || err instanceof ClientGoneError || args.signal.reason instanceof ClientGoneError) throw err;
-    // After the headers: response.failed (shutdown, a deadline, a bug).
-    recordError(summary, err);
-    if (!raw.destroyed && !raw.writableEnded) raw.end(encodeAll(translator.fail(failureOf(err))));
-    onEnd(translator.response());
-  }
+      for (const chunk of chunks) text += encodeAll(translator.push(chunk));
+      return text;
+    },
+    done: () => encodeAll(translator.finish()),
+    // After the first event: response.failed (an upstream error, shutdown, a deadline, a bug).
+    failed: (err) => encodeAll(translator.fail(failureOf(err))),
+    ended: () => onEnd(translator.response()),
+  });
 }
 
 async function sendObject(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: (response: ResponseObject) => void): Promise<void> {

@@ -1,29 +1,50 @@
 /**
- * `stream: true`: clean steps → SSE on the raw response. The headers go out with the first
- * chunk (a failure before it is thrown, for the error handler to answer with its real status);
- * each upstream read becomes ONE write; when the socket is full, the next upstream read waits
- * for `drain`; a failure after the headers ends the stream with one error event and no [DONE].
+ * `stream: true`: clean steps → SSE on the raw response, in the same turn as the upstream read
+ * that produced them (pump-clean-steps.ts): each read becomes ONE write, with no promise between
+ * the two. The headers go out with the first chunk (a failure before it is thrown, for the error
+ * handler to answer with its real status); when the socket is full, the upstream reading pauses
+ * until `drain`; a failure after the headers ends the stream with one error event and no
+ * [DONE].
+ *
+ * `sendSteps` is that loop for any stream format (the Responses route writes its own events
+ * through it); `sendStream` is the chat format.
  */
 import type { FastifyReply } from 'fastify';
 import { toErrorResponse } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
-import type { NormalizerStep } from '../normalize/normalizer.js';
 import { encodeChunk, encodeDone, encodeErrorEvent } from '../normalize/sse-encoder.js';
 import { observeChunk, recordError, type RequestSummary } from '../request-summary.js';
+import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
 import { ClientGoneError } from './client-gone-error.js';
 
-export interface SendStreamArgs {
+export interface SendStepsArgs {
   reply: FastifyReply;
-  steps: AsyncGenerator<NormalizerStep, void, undefined>;
+  /** Starts the upstream reading, each step handed to `sink` as its read comes. */
+  pump(sink: StepSink): CleanStepPump;
   summary: RequestSummary;
   now(): number;
-  /** The client asked for the usage chunk; otherwise it is read for the log and not sent. */
-  includeUsage: boolean;
   signal: AbortSignal;
   /** Told when svir starts (true) and stops (false) waiting for the client to take its data. */
   onClientWait?(waiting: boolean): void;
+}
+
+export interface SendStreamArgs extends SendStepsArgs {
+  /** The client asked for the usage chunk; otherwise it is read for the log and not sent. */
+  includeUsage: boolean;
   /** A clean chunk → the event the client reads ('' for none); chat chunks by default. */
   encode?(chunk: CleanChunk): string;
+}
+
+/** A stream's format: the text of its chunks, of its end, of its failure after the headers. */
+export interface StreamFormat {
+  /** The text of one read's clean chunks (may be empty). */
+  chunks(chunks: readonly CleanChunk[]): string;
+  /** What ends a complete stream. */
+  done(): string;
+  /** What ends a stream that failed after its headers. */
+  failed(err: unknown): string;
+  /** The stream is over, whole or failed (after its headers). */
+  ended?(): void;
 }
 
 export const STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -75,49 +96,82 @@ export function commitStream(reply: FastifyReply): void {
   reply.hijack();
 }
 
-export async function sendStream(args: SendStreamArgs): Promise<void> {
+export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Promise<void> {
   const { reply, summary } = args;
   const raw = reply.raw;
   // Committed already when keepalives were sent while the first token was awaited.
   let started = raw.headersSent;
-  const encode = args.encode ?? encodeChunk;
-  try {
-    for await (const step of args.steps) {
-      let text = '';
-      for (const chunk of step.chunks) {
-        observeChunk(summary, chunk, args.now());
-        if (!args.includeUsage && isUsageChunk(chunk)) continue;
-        text += encode(chunk);
+  let ended = false;
+  /** A failure before anything was sent: thrown, for the error handler's real status. */
+  let before: { err: unknown } | undefined;
+
+  const pump = args.pump({
+    take(step) {
+      if (step.chunks.length > 0) {
+        const at = args.now();
+        for (const chunk of step.chunks) observeChunk(summary, chunk, at);
       }
-      if (step.done) text += encodeDone();
+      let text = step.chunks.length > 0 ? format.chunks(step.chunks) : '';
+      if (step.done) text += format.done();
       if (!started) {
         // Nothing generated yet: the error handler answers with the error's own status.
-        if (step.error !== undefined && text === '') throw step.error;
-        if (text === '') continue;
+        if (step.error !== undefined && text === '') {
+          before = { err: step.error };
+          return true;
+        }
+        if (text === '') return true;
         commitStream(reply);
         started = true;
       }
       if (step.error !== undefined) {
         recordError(summary, step.error);
-        text += encodeErrorEvent(toErrorResponse(step.error).body);
+        text += format.failed(step.error);
       }
       const roomLeft = raw.write(text);
       if (step.done || step.error !== undefined) {
         raw.end();
-        return;
+        ended = true;
+        format.ended?.();
+        return true;
       }
-      if (!roomLeft) {
-        args.onClientWait?.(true);
-        await drained(raw);
+      if (roomLeft) return true;
+      args.onClientWait?.(true);
+      void drained(raw).then(() => {
         args.onClientWait?.(false);
-      }
-    }
+        pump.resume();
+      });
+      return false;
+    },
+  });
+
+  try {
+    await pump.finished;
+    if (before !== undefined) throw before.err;
     // The steps always end with `done` or an error; anything else is a bug, not a clean end.
-    throw new Error('the upstream steps ended without a finish');
+    if (!ended) throw new Error('the upstream steps ended without a finish');
   } catch (err) {
     if (!started || err instanceof ClientGoneError || args.signal.reason instanceof ClientGoneError) throw err;
-    // After the headers: one error event, no [DONE] (shutdown, a deadline, a bug).
+    // After the headers: the format's failure (shutdown, a deadline, a bug).
     recordError(summary, err);
-    if (!raw.destroyed && !raw.writableEnded) raw.end(encodeErrorEvent(toErrorResponse(err).body));
+    if (!raw.destroyed && !raw.writableEnded) raw.end(format.failed(err));
+    format.ended?.();
   }
+}
+
+/** The chat format (or another `data:` format, `encode`): `data: <chunk>` events, `data: [DONE]`, one error event. */
+export function sendStream(args: SendStreamArgs): Promise<void> {
+  const { includeUsage } = args;
+  const encode = args.encode ?? encodeChunk;
+  return sendSteps(args, {
+    chunks(chunks) {
+      let text = '';
+      for (const chunk of chunks) {
+        if (!includeUsage && isUsageChunk(chunk)) continue;
+        text += encode(chunk);
+      }
+      return text;
+    },
+    done: encodeDone,
+    failed: (err) => encodeErrorEvent(toErrorResponse(err).body),
+  });
 }

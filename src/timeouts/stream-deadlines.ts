@@ -75,9 +75,16 @@ export function createStreamDeadlines(options: StreamDeadlinesOptions): StreamDe
     controller.abort(error);
   }
 
+  /** The idle timer, once armed: an event restarts it in place (refresh, no new timer per read). */
+  let idle: ReturnType<typeof setTimeout> | undefined;
+
   function armIdle(): void {
+    if (idle !== undefined && idle === deadline) {
+      idle.refresh();
+      return;
+    }
     if (deadline !== undefined) clearTimeout(deadline);
-    deadline = setTimeout(() => {
+    idle = deadline = setTimeout(() => {
       expire(
         new SvirError('upstream_timeout', {
           backend,

@@ -31,14 +31,14 @@ describe('createRequestRecorder', () => {
     recorder.streamOpened();
     expect(await valueOf(metrics, 'svir_in_flight_streams', { backend: 'lms' })).toBe(1);
     recorder.stopwatch.enter('svir');
-    recorder.chunk(chunk({ role: 'assistant' }));
+    recorder.chunks([chunk({ role: 'assistant' })]);
     for (let i = 0; i < 5; i += 1) {
-      recorder.chunk(chunk({ content: `w${i}` })); // tokens at 2 201, 2 301, ... 2 601
+      recorder.chunks([chunk({ content: `w${i}` })]); // tokens at 2 201, 2 301, ... 2 601
       recorder.stopwatch.enter('upstream');
       clock += 100;
       recorder.stopwatch.enter('svir');
     }
-    recorder.chunk(chunk({}, 'stop'));
+    recorder.chunks([chunk({}, 'stop')]);
     clock += 2; // 2 ms of svir writing [DONE]
     recorder.finish({ status: 200, finishReason: 'stop' });
     recorder.finish({ status: 500, finishReason: 'error' });
@@ -81,7 +81,7 @@ describe('createRequestRecorder', () => {
     recorder.upstreamSent();
     recorder.streamOpened();
     clock = 80;
-    recorder.chunk(chunk({ content: 'x' }));
+    recorder.chunks([chunk({ content: 'x' })]);
     expect(await valueOf(metrics, 'svir_in_flight_streams', { backend: 'b' })).toBe(1);
     recorder.finish({ status: 200, finishReason: 'stop' });
     expect(await valueOf(metrics, 'svir_time_to_first_token_seconds_sum', { backend: 'b' })).toBeCloseTo(0.03, 9);

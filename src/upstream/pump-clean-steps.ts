@@ -1,0 +1,245 @@
+/**
+ * The upstream event stream → clean steps, in one synchronous pass per upstream read: the body's
+ * `data` event runs bytes → SSE events (decoder) → neutral parts (adapter) → clean chunks
+ * (normalizer) and hands the step to the consumer at once, which encodes and writes it in the
+ * same turn. No promise or generator lies between the socket read and the client write.
+ *
+ * Backpressure: when the consumer says it cannot take more (the client's socket is full), the
+ * body is paused; undici then stops reading the upstream socket once its own buffer is full, and
+ * `resume()` (on the client's `drain`) starts it again.
+ */
+import type { Adapter, StreamContext } from '../adapters/adapter.js';
+import type { CleanChunk } from '../normalize/clean-chunk.js';
+import type { Normalizer, NormalizerStep } from '../normalize/normalizer.js';
+import type { SseEvent } from '../normalize/parts.js';
+import type { SseDecoder } from '../normalize/sse-decoder.js';
+import { discardBody } from './discard-body.js';
+import { mapTransportError } from './map-transport-error.js';
+import type { UpstreamBody } from './open-chat-stream.js';
+
+export interface ReadCleanStepsArgs {
+  body: UpstreamBody;
+  /** Reads one SSE event: the adapter's chat reader, or its legacy completions reader. */
+  adapter: Pick<Adapter, 'readEvent'>;
+  ctx: StreamContext;
+  decoder: SseDecoder;
+  normalizer: Normalizer;
+  /** The reason the consumer aborted (client gone, shutdown), rethrown as is instead of mapped. */
+  signal: AbortSignal;
+  /** Told around each upstream read (deadlines, overhead metrics). */
+  observer?: ReadObserver;
+}
+
+export interface ReadObserver {
+  /** svir starts waiting for the upstream's next bytes. */
+  beforeRead(): void;
+  /** They came, holding this many SSE events (0: a comment or part of an event). */
+  afterRead(events: number): void;
+  /** A step is about to be handed over (metrics read its chunks here, once per read). */
+  step?(step: NormalizerStep): void;
+}
+
+export interface StepSink {
+  /**
+   * Takes one step, synchronously; the step that is `done` or carries an error is the last.
+   * Returns false when it cannot take another for now (the client's socket is full): reading
+   * stops until the pump's `resume()`.
+   */
+  take(step: NormalizerStep): boolean;
+}
+
+export interface CleanStepPump {
+  /** The consumer can take steps again. */
+  resume(): void;
+  /** The consumer gives up before the last step: the upstream body is closed. */
+  cancel(): void;
+  /**
+   * Resolves once the last step was taken (or the pump was cancelled). Rejects with the abort
+   * reason when the signal ended the read (client gone, shutdown, a deadline), or with what
+   * `take` threw.
+   */
+  readonly finished: Promise<void>;
+}
+
+/** After `[DONE]`, what the server still sends is read (to keep its connection) up to this. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+/**
+ * ...and for this long: a server that sends `[DONE]` and then neither ends the body nor closes
+ * would otherwise hold the connection, and a graceful shutdown, until the idle deadline.
+ */
+const DRAIN_LIMIT_MS = 1_000;
+
+/** Reads the rest of a body after `[DONE]`, so that its connection goes back to the pool. */
+function drainRest(body: UpstreamBody): void {
+  if (body.readableEnded || body.destroyed) return;
+  let size = 0;
+  const stop = (): void => {
+    clearTimeout(timer);
+    body.off('data', onData);
+    body.off('end', stop);
+    body.off('close', stop);
+  };
+  const onData = (bytes: Uint8Array): void => {
+    size += bytes.byteLength;
+    if (size <= DRAIN_LIMIT_BYTES) return;
+    stop();
+    discardBody(body);
+  };
+  const timer = setTimeout(() => {
+    // The server closed it first, or took too long: nothing to reuse.
+    stop();
+    discardBody(body);
+  }, DRAIN_LIMIT_MS);
+  body.on('data', onData);
+  body.once('end', stop);
+  body.once('close', stop);
+  body.resume();
+}
+
+/** Runs the events of one read through the adapter and the normalizer. */
+function pushEvents(events: readonly SseEvent[], args: ReadCleanStepsArgs, chunks: CleanChunk[]): NormalizerStep | undefined {
+  for (const event of events) {
+    const step = args.normalizer.push(args.adapter.readEvent(event, args.ctx));
+    for (const chunk of step.chunks) chunks.push(chunk);
+    if (step.error !== undefined || step.done) return step;
+  }
+  return undefined;
+}
+
+function finalStep(chunks: CleanChunk[], step: NormalizerStep): NormalizerStep {
+  return step.error === undefined ? { chunks, done: step.done } : { chunks, error: step.error, done: step.done };
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
+/**
+ * Hands `sink` a step whenever a read produced chunks, and a last step that is `done` or
+ * carries the error. An upstream failure becomes that error step; an abort rejects `finished`.
+ */
+export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanStepPump {
+  const { body, observer } = args;
+  let over = false;
+  let paused = false;
+  let settle: { resolve(): void; reject(err: unknown): void } = { resolve: () => undefined, reject: () => undefined };
+  const finished = new Promise<void>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+
+  function detach(): void {
+    body.off('data', onData);
+    body.off('end', onEnd);
+    body.off('error', onError);
+    body.off('close', onClose);
+  }
+
+  /** The last step was taken. After `[DONE]` the rest of the body is read, so the connection is reused. */
+  function complete(step: NormalizerStep, ended: boolean): void {
+    over = true;
+    detach();
+    if (!ended) {
+      // Anything but a clean end (error, abort) closes the connection, which also tells a
+      // local server to stop generating.
+      if (step.done) drainRest(body);
+      else discardBody(body);
+    }
+    settle.resolve();
+  }
+
+  function fail(err: unknown): void {
+    over = true;
+    detach();
+    discardBody(body);
+    settle.reject(err);
+  }
+
+  function deliver(step: NormalizerStep, last: boolean, ended = false): void {
+    let room: boolean;
+    try {
+      observer?.step?.(step);
+      room = sink.take(step);
+    } catch (err) {
+      fail(err);
+      return;
+    }
+    if (last) complete(step, ended);
+    else if (room) observer?.beforeRead();
+    else {
+      paused = true;
+      body.pause();
+    }
+  }
+
+  function onData(bytes: Uint8Array): void {
+    if (over) return;
+    const chunks: CleanChunk[] = [];
+    let step: NormalizerStep | undefined;
+    try {
+      const events = args.decoder.feed(bytes);
+      observer?.afterRead(events.length);
+      step = pushEvents(events, args, chunks);
+    } catch (err) {
+      // The decoder refuses an endless line with a SvirError; mapTransportError keeps it.
+      deliver({ chunks, error: mapTransportError(err, args.ctx.backend, 'stream'), done: false }, true);
+      return;
+    }
+    if (step !== undefined) deliver(finalStep(chunks, step), true);
+    else if (chunks.length > 0) deliver({ chunks, done: false }, false);
+    else observer?.beforeRead();
+  }
+
+  function onEnd(): void {
+    if (over) return;
+    const chunks: CleanChunk[] = [];
+    let step: NormalizerStep | undefined;
+    try {
+      const events = args.decoder.end();
+      observer?.afterRead(events.length);
+      step = pushEvents(events, args, chunks);
+    } catch (err) {
+      deliver({ chunks, error: mapTransportError(err, args.ctx.backend, 'stream'), done: false }, true, true);
+      return;
+    }
+    deliver(finalStep(chunks, step ?? args.normalizer.end()), true, true);
+  }
+
+  function onError(err: unknown): void {
+    if (over) return;
+    if (args.signal.aborted) {
+      fail(args.signal.reason);
+      return;
+    }
+    deliver({ chunks: [], error: mapTransportError(err, args.ctx.backend, 'stream'), done: false }, true);
+  }
+
+  function onClose(): void {
+    // Closed without an end or an error: cut.
+    if (!over && !body.readableEnded) onError(prematureClose());
+  }
+
+  // Never an uncaught error from a body svir is done with (undici destroys it on abort).
+  body.on('error', () => undefined);
+  body.on('error', onError);
+  body.on('end', onEnd);
+  body.on('close', onClose);
+  observer?.beforeRead();
+  body.on('data', onData);
+
+  return {
+    resume() {
+      if (over || !paused) return;
+      paused = false;
+      observer?.beforeRead();
+      body.resume();
+    },
+    cancel() {
+      if (over) return;
+      over = true;
+      detach();
+      discardBody(body);
+      settle.resolve();
+    },
+    finished,
+  };
+}

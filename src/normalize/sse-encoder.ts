@@ -4,7 +4,7 @@
  * `event:` field, and comments of svir's own.
  */
 import type { OpenAIErrorBody } from '../errors.js';
-import type { CleanChunk } from './clean-chunk.js';
+import type { CleanChunk, CleanDelta } from './clean-chunk.js';
 import { toTextCompletionChunk } from './to-text-completion-chunk.js';
 
 /**
@@ -27,6 +27,22 @@ function envelopeOf(chunk: CleanChunk): string {
   return envelope;
 }
 
+/**
+ * The JSON of a delta. The common one holds one text under one key, written here by hand: the
+ * same bytes as JSON.stringify gives, at about half its cost on every chunk.
+ */
+function deltaJson(delta: CleanDelta): string {
+  let only: string | undefined;
+  for (const key in delta) {
+    if (only !== undefined) return JSON.stringify(delta);
+    only = key;
+  }
+  if (only === undefined) return '{}';
+  const value = delta[only];
+  if (typeof value !== 'string') return JSON.stringify(delta);
+  return only === 'content' ? `{"content":${JSON.stringify(value)}}` : `{${JSON.stringify(only)}:${JSON.stringify(value)}}`;
+}
+
 export function encodeChunk(chunk: CleanChunk): string {
   const choice = chunk.choices[0];
   if (choice === undefined || chunk.choices.length !== 1 || chunk.usage !== undefined || chunk.object !== 'chat.completion.chunk') {
@@ -34,7 +50,7 @@ export function encodeChunk(chunk: CleanChunk): string {
   }
   const finish = choice.finish_reason === null ? 'null' : JSON.stringify(choice.finish_reason);
   const logprobs = 'logprobs' in choice ? `,"logprobs":${JSON.stringify(choice.logprobs)}` : '';
-  return `${envelopeOf(chunk)}[{"index":0,"delta":${JSON.stringify(choice.delta)}${logprobs},"finish_reason":${finish}}]}\n\n`;
+  return `${envelopeOf(chunk)}[{"index":0,"delta":${deltaJson(choice.delta)}${logprobs},"finish_reason":${finish}}]}\n\n`;
 }
 
 /** The legacy Completions event for a clean chunk ('' when the chunk says nothing there). */

@@ -40,6 +40,18 @@ describe('sse-encoder', () => {
       { ...chunk, choices: [{ index: 0, delta: { role: 'assistant' }, logprobs: { content: [{ token: 'a', logprob: -1 }] }, finish_reason: 'length' }] },
       { ...chunk, choices: [] },
       chunk,
+      // One text under one key is written by hand: any key, any text, and what is not that.
+      ...[
+        { content: '' },
+        { content: 'a"b\\c\n\u2028\ud800é' },
+        { reasoning_content: ' x' },
+        { 'my "field"': 'y' },
+        { refusal: 'no' },
+        { content: 'x', refusal: undefined },
+        { content: undefined },
+        { tool_calls: [] },
+        {},
+      ].map((delta): CleanChunk => ({ ...chunk, choices: [{ index: 0, delta, finish_reason: null }] })),
     ];
     expect(chunks.length).toBeGreaterThan(50);
     for (const each of [...chunks, ...odd, ...chunks]) expect(encodeChunk(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);

@@ -125,6 +125,7 @@ if [ "$ENGINE" = podman ]; then
   [ -n "$cafile" ] && cp "$cafile" "$WORK/npm-etc/build-ca.pem"
   build+=(-v "$WORK/npm-etc:/usr/local/etc:ro")
 fi
+dangling_before=$(en images -q --filter dangling=true | sort)
 t0=$(date +%s)
 if en "${build[@]}" "$ROOT" >"$WORK/build.log" 2>&1; then
   pass "image built in $(( $(date +%s) - t0 )) s: $(en image inspect --format '{{.Size}}' "$IMAGE" | awk '{printf "%d MB", $1 / 1000000}')"
@@ -132,6 +133,10 @@ else
   tail -20 "$WORK/build.log" | sed 's/^/      | /'
   abort "the build failed"
 fi
+# The build stage stays behind as an untagged image (about 1 GB): remove the ones this build made.
+for id in $(comm -13 <(echo "$dangling_before") <(en images -q --filter dangling=true | sort)); do
+  en rmi -f "$id" >/dev/null 2>&1
+done
 user=$(en image inspect --format '{{.Config.User}}' "$IMAGE")
 { [ -n "$user" ] && [ "$user" != root ] && [ "$user" != 0 ]; } && pass "image USER is $user" || fail "image USER is '$user'"
 hc=$(en image inspect --format '{{json .Config.Healthcheck}}' "$IMAGE")

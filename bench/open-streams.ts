@@ -1,14 +1,14 @@
 /**
  * Memory per open stream: a fresh server (after a short warm-up) at idle, then N concurrent slow
- * streams (1,000 by default; the mock paces its chunks, 100 ms apart by default, so every stream
- * stays open for seconds): the kernel's peak RSS (VmHWM, reset at idle and read from outside)
+ * streams (1,000 by default; the mock paces its chunks, 250 ms apart by default, so every stream
+ * stays open for some 16 s): the kernel's peak RSS (VmHWM, reset at idle and read from outside)
  * over the idle RSS, divided by N. Measured the same way for the pass-through (the floor), svir's
  * chat route and, when the build has it, svir's Responses route, one server at a time.
  *
  * The streams are only counted as concurrent if they were: the largest number open at once
  * (first body byte received, end not yet) is reported next to N.
  *
- * Standalone: `node --import tsx bench/open-streams.ts [--streams 1000] [--stream-delay 100]`.
+ * Standalone: `node --import tsx bench/open-streams.ts [--streams 1000] [--stream-delay 250]`.
  */
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';

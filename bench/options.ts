@@ -45,7 +45,7 @@ const HELP = `npm run bench -- [flags]   (each flag also reads BENCH_<NAME>, e.g
   --delay MS            mock delay between chunks (0)        --reasoning off|field|tags (off)
   --tools               the mock answers with interleaved tool calls
   --micro S             seconds per normalizer scenario (2)  --memory-mb N    image request body size (50)
-  --streams N           concurrent slow streams (1000)       --stream-delay MS  their chunks' pacing (100)
+  --streams N           concurrent slow streams (1000)       --stream-delay MS  their chunks' pacing (250)
   --only a,b            sections: load,sequential,normalizer,memory,streams (all)
   --svir-from dist|src  run svir from the build (default) or the sources
   --svir-entry FILE     run this CLI file as svir instead (e.g. a patched copy of dist/cli.js)
@@ -102,7 +102,7 @@ export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Be
     microS: pick(values.micro, 'MICRO', '2', '0.5'),
     memoryBodyMb: pick(values['memory-mb'], 'MEMORY_MB', '50', '50'),
     streams: pick(values.streams, 'STREAMS', '1000', '1000'),
-    streamDelayMs: pick(values['stream-delay'], 'STREAM_DELAY', '100', '100'),
+    streamDelayMs: pick(values['stream-delay'], 'STREAM_DELAY', '250', '250'),
     sections: pick(values.only, 'ONLY', SECTIONS.join(','), SECTIONS.join(','))
       .split(',')
       .map((s) => s.trim())

@@ -54,6 +54,7 @@ const BASE_CTX: StreamContext = {
   logprobs: false,
   structuredOutput: false,
   reasoningTags: 'auto',
+  reasoningOff: false,
   reasoningField: 'reasoning_content',
 };
 

@@ -23,6 +23,9 @@ export interface BackendInfo {
   reasoningField?: string;
 }
 
+/** How `<think>` tags in content are read (config `reasoningTags`, DESIGN §4). */
+export type ReasoningTags = 'auto' | 'open' | 'off';
+
 /** What the normalizer and readEvent need to know about the request that opened the stream. */
 export interface StreamContext {
   /** The model string the client sent: every clean chunk carries it. */
@@ -37,8 +40,17 @@ export interface StreamContext {
   logprobs: boolean;
   /** The client asked for structured output (`json_schema` or `json_object`). */
   structuredOutput: boolean;
-  /** How `<think>` markers in content are read: `auto` (tags anywhere), `open` (template opened it), `off`. */
-  reasoningTags: 'auto' | 'open' | 'off';
+  /**
+   * How `<think>` tags in content are read: `auto` (a think block that opens the answer), `open`
+   * (the template opened it: the answer starts as reasoning), `off` (text). The backend's config,
+   * else its type's default (reasoningTagsOf).
+   */
+  reasoningTags: ReasoningTags;
+  /**
+   * The request as sent turned reasoning off (`reasoning_effort: "none"`, `enable_thinking:
+   * false`, ...): a template that opens `<think>` did not, so `open` reads as `auto`.
+   */
+  reasoningOff: boolean;
   /** The delta key reasoning goes out under (config `reasoning.field`). */
   reasoningField: string;
   /** Configured keys, scrubbed from a server's error inside the stream that echoes one. */
@@ -97,6 +109,11 @@ export interface Adapter {
   readonly legacy: LegacyRoutes;
   /** The URL and auth headers of one of the server's routes, for this model. */
   endpoint(route: UpstreamRoute, backend: BackendInfo, upstreamModel: string): UpstreamEndpoint;
+  /**
+   * How content is read for `<think>` tags when the config does not say: `off` for a type whose
+   * models never write them (Azure OpenAI), else `auto` (absent).
+   */
+  readonly defaultReasoningTags?: ReasoningTags;
   /** Rewrite the client's request for this backend; `upstreamModel` is the id the server knows. */
   toUpstream(request: ChatRequest, backend: BackendInfo, upstreamModel: string): ToUpstreamResult;
   /** Read one SSE event of the upstream stream into neutral parts. */

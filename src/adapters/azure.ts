@@ -4,7 +4,8 @@
  * turns. In the stream, the prompt filter's report carries nothing of the answer, and a
  * `filtered: true` verdict, on an ordinary chunk or on an annotation, mid-stream or after the
  * model's `stop`, blocked the answer (`content_filter`). Annotations, offsets, `obfuscation`,
- * `service_tier`, `system_fingerprint` and the model version are left unread.
+ * `service_tier`, `system_fingerprint` and the model version are left unread. Its models write
+ * no think tags, so content is not read for them unless the config says `reasoningTags`.
  */
 import type { Adapter, StreamContext } from './adapter.js';
 import type { Part, SseEvent } from '../normalize/parts.js';
@@ -36,6 +37,8 @@ export const azureAdapter: Adapter = {
   // Both routes on the deployment; `suffix` where the model takes it (the server says which).
   legacy: { completions: { suffix: true, promptList: true }, embeddings: true },
   endpoint: azureEndpoint,
+  // Its models never write think tags: a `<think>` in an answer is what the model wrote.
+  defaultReasoningTags: 'off',
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({ reasoningKey: null, noReasoningWhy: 'Azure OpenAI takes none' }),

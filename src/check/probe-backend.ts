@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { BackendInfo, StreamContext } from '../adapters/adapter.js';
 import { getAdapter } from '../adapters/index.js';
+import { reasoningTagsOf } from '../adapters/reasoning-tags-of.js';
+import { turnsReasoningOff } from '../adapters/request/turns-reasoning-off.js';
 import { chatRequestSchema, type ChatRequest } from '../chat-request.js';
 import type { BackendType } from '../config/schema.js';
 import { SvirError } from '../errors.js';
@@ -67,7 +69,8 @@ export interface ProbeDeps {
   reasoningField: string;
 }
 
-function streamContext(request: ChatRequest, backend: BackendInfo, reasoningField: string): StreamContext {
+/** `sent`: the body the server took (after a retry, the retried one). */
+function streamContext(request: ChatRequest, backend: BackendInfo, reasoningField: string, sent: Record<string, unknown>): StreamContext {
   const format = request.response_format?.type;
   return {
     model: request.model,
@@ -76,7 +79,8 @@ function streamContext(request: ChatRequest, backend: BackendInfo, reasoningFiel
     includeUsage: request.stream_options?.include_usage === true,
     logprobs: request.logprobs === true,
     structuredOutput: format === 'json_schema' || format === 'json_object',
-    reasoningTags: backend.config.reasoningTags,
+    reasoningTags: reasoningTagsOf(backend.config, getAdapter(backend.config.type)),
+    reasoningOff: turnsReasoningOff(sent, backend.config.effortTemplateKey),
     reasoningField,
   };
 }
@@ -94,13 +98,13 @@ async function runProbe(probe: CheckProbe, backend: BackendInfo, model: string, 
   if (!planned.ok) {
     return { feature: probe.feature, outcome: 'refused', detail: explain(planned.error, deps.timeoutMs), changes: [], usage: false };
   }
-  const ctx = streamContext(request, backend, deps.reasoningField);
   const signal = AbortSignal.timeout(deps.timeoutMs);
   const secrets = backend.config.apiKey === undefined ? [] : [backend.config.apiKey];
   let changes = [...planned.call.changes];
   try {
     const opened = await openChatStream({ dispatcher: deps.dispatcher, adapter, backend, call: planned.call, signal, secrets });
     changes = opened.changes;
+    const ctx = streamContext(request, backend, deps.reasoningField, opened.sentBody);
     const normalizer = createNormalizer(ctx, { makeId: (kind) => `${kind}-${randomUUID()}`, now: () => Date.now() });
     let usage = false;
     for await (const step of readCleanSteps({ body: opened.body, adapter, ctx, decoder: createSseDecoder(), normalizer, signal })) {

@@ -47,7 +47,8 @@ export const backendSchema = z.strictObject({
     .transform((key) => (key === '' ? undefined : key)),
   /** Served models; otherwise discovered from GET /v1/models. Required for azure (deployments). */
   models: z.array(z.string().min(1)).min(1).optional(),
-  reasoningTags: z.enum(['auto', 'open', 'off']).default('auto'),
+  /** How `<think>` tags in content are read; unset: `off` for azure, `auto` for the other types. */
+  reasoningTags: z.enum(['auto', 'open', 'off']).optional(),
   /** Whether the backend takes images; undefined: the adapter's default or what /v1/models says. */
   vision: z.boolean().optional(),
   /** Where reasoning_effort goes for a template that reads another variable (mlx-lm, llama.cpp). */

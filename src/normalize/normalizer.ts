@@ -56,7 +56,8 @@ const enum State {
 class StreamNormalizer implements ThinkTagSink, ToolCallSink {
   private readonly ctx: StreamContext;
   private readonly deps: NormalizerDeps;
-  private readonly splitter: ThinkTagSplitter | undefined;
+  /** Until the answer began: then every content piece is answer text and it is dropped. */
+  private splitter: ThinkTagSplitter | undefined;
   private readonly tools: ToolCallAssembler;
 
   private state = State.Open;
@@ -80,7 +81,8 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
   constructor(ctx: StreamContext, deps: NormalizerDeps) {
     this.ctx = ctx;
     this.deps = deps;
-    this.splitter = ctx.reasoningTags === 'off' ? undefined : new ThinkTagSplitter(ctx.reasoningTags);
+    const tags = thinkTagMode(ctx);
+    this.splitter = tags === undefined ? undefined : new ThinkTagSplitter(tags);
     this.tools = new ToolCallAssembler(wholeToolNames(ctx.toolNames), () => deps.makeId('call'));
   }
 
@@ -98,7 +100,11 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
         case 'content':
           if (part.text.length === 0) break;
           if (this.splitter === undefined) this.onAnswerText(part.text);
-          else this.splitter.push(part.text, this);
+          else {
+            this.splitter.push(part.text, this);
+            // Tags count only at the start of the answer: once it began, the splitter is done.
+            if (this.splitter.answering) this.splitter = undefined;
+          }
           break;
         case 'reasoning':
           this.onReasoningText(part.text);
@@ -257,6 +263,18 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
     this.out = [];
     return { chunks: [], error, done: false };
   }
+}
+
+/**
+ * How content is read for `<think>` tags in this stream (DESIGN §2): never under structured
+ * output (the answer is JSON from its first token; a `<think>` inside a string is data); `open`
+ * only when the request left reasoning on, since a template that opens the tag does not when
+ * reasoning is off, and the server then writes no `</think>`; undefined: content is text.
+ */
+function thinkTagMode(ctx: StreamContext): 'auto' | 'open' | undefined {
+  if (ctx.structuredOutput || ctx.reasoningTags === 'off') return undefined;
+  if (ctx.reasoningTags === 'open' && ctx.reasoningOff) return 'auto';
+  return ctx.reasoningTags;
 }
 
 /**

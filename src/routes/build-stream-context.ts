@@ -4,20 +4,24 @@
  * the tools to the one a named `tool_choice` asks for).
  */
 import { z } from 'zod';
-import type { BackendInfo, StreamContext, UpstreamCall } from '../adapters/adapter.js';
+import type { Adapter, BackendInfo, StreamContext } from '../adapters/adapter.js';
+import { reasoningTagsOf } from '../adapters/reasoning-tags-of.js';
+import { turnsReasoningOff } from '../adapters/request/turns-reasoning-off.js';
 import type { ChatRequest } from '../chat-request.js';
 import type { Config } from '../config/schema.js';
 
 const offeredTools = z.array(z.looseObject({ function: z.looseObject({ name: z.string().min(1) }) }));
 
+/** `sent` is the body the server took: after a retry, not the adapter's first one. */
 export function buildStreamContext(
   request: ChatRequest,
-  call: UpstreamCall,
+  sent: Record<string, unknown>,
   backend: BackendInfo,
+  adapter: Adapter,
   config: Config,
   secrets: readonly string[],
 ): StreamContext {
-  const tools = offeredTools.safeParse(call.body.tools);
+  const tools = offeredTools.safeParse(sent.tools);
   const format = request.response_format?.type;
   return {
     model: request.model,
@@ -27,7 +31,8 @@ export function buildStreamContext(
     includeUsage: true,
     logprobs: request.logprobs === true,
     structuredOutput: format === 'json_schema' || format === 'json_object',
-    reasoningTags: backend.config.reasoningTags,
+    reasoningTags: reasoningTagsOf(backend.config, adapter),
+    reasoningOff: turnsReasoningOff(sent, backend.config.effortTemplateKey),
     reasoningField: config.reasoning.field,
     // A server's error inside the stream may echo the key it was sent, as its HTTP errors may.
     secrets,

@@ -76,7 +76,7 @@ export function chatRoute(deps: ChatRouteDeps, chat: ChatRequest, send: ChatSend
         changes: call.changes,
         async open(signal, dispatcher) {
           const opened = await openChatStream({ dispatcher, adapter, backend, call, signal, secrets: state.secrets });
-          const ctx = buildStreamContext(chat, call, backend, state.config, state.secrets);
+          const ctx = buildStreamContext(chat, opened.sentBody, backend, adapter, state.config, state.secrets);
           return {
             changes: opened.changes,
             retried: opened.retried,

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockerTool } from '../adapters/chat.js';
 import { BLOCKED_WORD, startAzureServer, type AzureFilterMode } from '../fakes/azure-server.js';
+import { THINK_TAGS_ANSWER } from '../fakes/fake-model.js';
 import type { ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { changesOf, expectErrorAnswer, readCleanStream, received, receivedHeaders, startSvir, type SvirRig } from './backends-rig.js';
 
@@ -85,6 +86,15 @@ describe('Azure OpenAI through svir', () => {
     const answer = await svir.chat({ model: 'dep-annotate', stream: false, messages: repeat });
     expect(answer.status).toBe(200);
     expect(answer.json()).toMatchObject({ choices: [{ finish_reason: 'stop' }] });
+  });
+
+  it('reads no think tags by default: an answer that starts with <think> keeps every word, streamed and folded', async () => {
+    const clean = readCleanStream(await svir.chat({ model: 'dep-default', stream: true, messages: [{ role: 'user', content: 'Explain think tags' }] }), 'dep-default');
+    expect(clean.content).toBe(THINK_TAGS_ANSWER);
+    expect(clean.reasoning).toBe('');
+    const folded = await svir.chat({ model: 'dep-default', messages: [{ role: 'user', content: 'Explain think tags' }] });
+    expect(folded.json()).toMatchObject({ choices: [{ message: { content: THINK_TAGS_ANSWER } }] });
+    expect(folded.text).not.toContain('reasoning_content');
   });
 
   it('reads a prompt its filter blocks as 400 content_filter', async () => {

@@ -113,6 +113,29 @@ describe('vLLM through svir', () => {
     expect(changesOf(next)).toEqual(['reasoning in assistant turns not sent (its reasoning arrives in think tags)']);
   });
 
+  it('without a reasoning parser, reasoning turned off: no </think> comes, and the whole answer is content (streamed and folded)', async () => {
+    const offs: Record<string, unknown>[] = [{ reasoning_effort: 'none' }, { chat_template_kwargs: { enable_thinking: false } }];
+    for (const off of offs) {
+      const clean = readCleanStream(await svir.chat({ model: 'qwen3.8-bare', stream: true, ...off, messages: [{ role: 'user', content: 'Count to five' }] }), 'qwen3.8-bare');
+      expect(clean.content, JSON.stringify(off)).toBe('One, two, three, four, five.');
+      expect(clean.reasoning).toBe('');
+      const folded = await svir.chat({ model: 'qwen3.8-bare', ...off, messages: [{ role: 'user', content: 'Count to five' }] });
+      expect(folded.status).toBe(200);
+      expect(folded.json()).toMatchObject({ choices: [{ message: { content: 'One, two, three, four, five.' }, finish_reason: 'stop' }] });
+      expect(folded.text).not.toContain('reasoning_content');
+    }
+  });
+
+  it('without a reasoning parser, structured output: the JSON is content, not reasoning', async () => {
+    const format = { type: 'json_schema', json_schema: { name: 'locker', schema: { type: 'object', properties: { number: { type: 'integer' } } } } };
+    const clean = readCleanStream(
+      await svir.chat({ model: 'qwen3.8-bare', stream: true, response_format: format, messages: [{ role: 'user', content: 'Which locker?' }] }),
+      'qwen3.8-bare',
+    );
+    expect(clean.content).toBe('{"number":4}');
+    expect(clean.reasoning).toBe('');
+  });
+
   it('without a tool-call parser: its refusal of tools reaches the client as a 400 about the request', async () => {
     const error = expectErrorAnswer(
       await svir.chat({ model: 'qwen3.8-bare', messages: [{ role: 'user', content: 'Open locker 4' }], tools: [lockerTool] }),

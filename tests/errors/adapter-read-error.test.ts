@@ -18,6 +18,7 @@ const ctx: StreamContext = {
   logprobs: false,
   structuredOutput: false,
   reasoningTags: 'auto',
+  reasoningOff: false,
   reasoningField: 'reasoning_content',
 };
 

@@ -80,6 +80,8 @@ export interface ModelAnswer {
 
 export const LOCKER_ARGUMENTS = '{"number":4}';
 export const JSON_ANSWER = '{"number":4}';
+/** What a model asked about think tags says: it starts with one, and is the answer all the same. */
+export const THINK_TAGS_ANSWER = '<think> and </think> mark where a model reasons; the answer follows them.';
 
 /**
  * What the model would say, given what the server let it see: the tools it was offered, and
@@ -100,6 +102,7 @@ export function modelAnswer(body: FakeChatBody, seen: { tools: readonly string[]
   if (prompt.includes('count')) {
     return { reasoning: 'The user wants me to count from one to five.', text: 'One, two, three, four, five.' };
   }
+  if (prompt.includes('think tags')) return { reasoning: 'Explain the markers.', text: THINK_TAGS_ANSWER };
   if (prompt.includes('hello')) return { reasoning: 'A greeting is enough.', text: 'Hello!' };
   return { reasoning: 'Nothing special is asked.', text: 'OK.' };
 }

@@ -80,7 +80,8 @@ function answer(body: FakeChatBody, res: ServerResponse, options: Required<VllmO
   const said = modelAnswer(body, named !== undefined ? { tools: offered, mustCall: named } : choice === 'required' ? { tools: offered, mustCall: true } : { tools: offered });
   const structured = body.response_format?.type === 'json_schema' || body.response_format?.type === 'json_object';
   const text = structured ? JSON_ANSWER : said.text;
-  const reasons = effort !== 'none';
+  // The template reads the effort, or its switch in chat_template_kwargs.
+  const reasons = effort !== 'none' && body.chat_template_kwargs?.enable_thinking !== false;
   const model = options.servedModelName;
   const chunk = (delta: Record<string, unknown>, finish: string | null = null, first = false): string =>
     sseData({
@@ -103,7 +104,8 @@ function answer(body: FakeChatBody, res: ServerResponse, options: Required<VllmO
   }
   const events = [chunk({ role: 'assistant', content: '' }, null, true)];
   if (reasons && options.reasoningParser) for (const piece of pieces(said.reasoning)) events.push(chunk({ reasoning: piece }));
-  if (reasons && !options.reasoningParser) {
+  // Structured output is held to the schema from the first token: no room for reasoning.
+  if (reasons && !options.reasoningParser && !structured) {
     // The template opened <think>; without a parser the reasoning is content up to the marker.
     for (const piece of pieces(`${said.reasoning}\n</think>\n\n`, 7)) events.push(chunk({ content: piece }));
   }

@@ -50,6 +50,7 @@ export function fixtureContext(overrides: Partial<StreamContext> = {}): StreamCo
     logprobs: false,
     structuredOutput: false,
     reasoningTags: 'auto',
+    reasoningOff: false,
     reasoningField: 'reasoning_content',
     ...overrides,
   };
@@ -185,6 +186,7 @@ const fixtureSpecSchema = z.strictObject({
       logprobs: z.boolean(),
       structuredOutput: z.boolean(),
       reasoningTags: z.enum(['auto', 'open', 'off']),
+      reasoningOff: z.boolean(),
       reasoningField: z.string(),
     })
     .partial()

@@ -134,19 +134,45 @@ describe('normalizer: deltas', () => {
 });
 
 describe('normalizer: think tags', () => {
-  it('splits tags anywhere in auto mode', () => {
-    const { deltas } = run([[content('a<thi')], [content('nk>b</think>c')]]);
-    expect(deltas).toEqual([{ role: 'assistant', content: 'a' }, { reasoning_content: 'b' }, { content: 'c' }, {}]);
+  it('splits a think block that opens the answer in auto mode', () => {
+    const { deltas } = run([[content('<thi')], [content('nk>b</think>c')]]);
+    expect(deltas).toEqual([{ role: 'assistant', reasoning_content: 'b' }, { content: 'c' }, {}]);
   });
 
-  it('sends an unfinished marker at the very end as text, before the finish', () => {
-    const { deltas } = run([[content('done<thi')]]);
-    expect(deltas).toEqual([{ role: 'assistant', content: 'done' }, { content: '<thi' }, {}]);
+  it('reads a <think> in the middle of the answer as text', () => {
+    const { deltas } = run([[content('a<thi')], [content('nk>b</think>c')]]);
+    expect(deltas).toEqual([{ role: 'assistant', content: 'a<thi' }, { content: 'nk>b</think>c' }, {}]);
+  });
+
+  it('sends an unfinished marker at the very start, left at the end, as text before the finish', () => {
+    const { deltas } = run([[content('<thi')]]);
+    expect(deltas).toEqual([{ role: 'assistant', content: '<thi' }, {}]);
   });
 
   it('starts inside reasoning in open mode', () => {
     const { deltas } = run([[content('plan')], [content('</think>\n\nanswer')]], { reasoningTags: 'open' });
     expect(deltas).toEqual([{ role: 'assistant', reasoning_content: 'plan' }, { content: '\n\nanswer' }, {}]);
+  });
+
+  it('takes a <think> the model writes itself at the start in open mode as the marker', () => {
+    const { deltas } = run([[content('<think>')], [content('plan</think>answer')]], { reasoningTags: 'open' });
+    expect(deltas).toEqual([{ role: 'assistant', reasoning_content: 'plan' }, { content: 'answer' }, {}]);
+  });
+
+  it('reads open mode as auto when the request turned reasoning off: the whole answer is content', () => {
+    const { deltas } = run([[content('One, two,')], [content(' three.')]], { reasoningTags: 'open', reasoningOff: true });
+    expect(deltas).toEqual([{ role: 'assistant', content: 'One, two,' }, { content: ' three.' }, {}]);
+    const tagged = run([[content('<think>r</think>A')]], { reasoningTags: 'open', reasoningOff: true });
+    expect(tagged.deltas).toEqual([{ role: 'assistant', reasoning_content: 'r' }, { content: 'A' }, {}]);
+  });
+
+  it('never reads tags under structured output, in any mode', () => {
+    for (const reasoningTags of ['auto', 'open'] as const) {
+      const { deltas } = run([[content('{"note":"<think>x</think>"')], [content('}')]], { reasoningTags, structuredOutput: true });
+      expect(deltas, reasoningTags).toEqual([{ role: 'assistant', content: '{"note":"<think>x</think>"' }, { content: '}' }, {}]);
+      const leading = run([[content('<think>{}</think>')]], { reasoningTags, structuredOutput: true });
+      expect(leading.deltas, reasoningTags).toEqual([{ role: 'assistant', content: '<think>{}</think>' }, {}]);
+    }
   });
 
   it('leaves content untouched when off', () => {

@@ -32,39 +32,69 @@ function everyCut(text: string): string[][] {
 }
 
 describe('ThinkTagSplitter (auto)', () => {
-  it('splits the example of the reference: `a<thi` + `nk>b</think>c`', () => {
-    expect(split('auto', ['a<thi', 'nk>b</think>c'])).toEqual([
-      ['answer', 'a'],
-      ['reasoning', 'b'],
-      ['answer', 'c'],
-    ]);
-  });
-
-  it('gives the same split wherever the pieces are cut', () => {
-    const text = 'a<think>b</think>c';
+  it('splits a think block that opens the answer, its markers cut anywhere', () => {
+    const text = '<think>b</think>c';
     for (const pieces of everyCut(text)) {
       expect(split('auto', pieces), JSON.stringify(pieces)).toEqual([
-        ['answer', 'a'],
         ['reasoning', 'b'],
         ['answer', 'c'],
       ]);
     }
   });
 
+  it('counts a think block after leading whitespace, which stays answer text', () => {
+    for (const pieces of everyCut(' \n<think>r</think>a')) {
+      expect(split('auto', pieces), JSON.stringify(pieces)).toEqual([
+        ['answer', ' \n'],
+        ['reasoning', 'r'],
+        ['answer', 'a'],
+      ]);
+    }
+  });
+
+  it('reads a <think> in the middle of the answer as text (the reference example `a<thi` + `nk>b</think>c`)', () => {
+    expect(split('auto', ['a<thi', 'nk>b</think>c'])).toEqual([['answer', 'a<think>b</think>c']]);
+    for (const pieces of everyCut('a<think>b</think>c')) {
+      expect(split('auto', pieces), JSON.stringify(pieces)).toEqual([['answer', 'a<think>b</think>c']]);
+    }
+  });
+
+  it('keeps a sentence that explains think tags whole', () => {
+    const sentence = 'Models wrap their reasoning in <think> and </think> tags, like <think>this</think>.';
+    expect(split('auto', [sentence])).toEqual([['answer', sentence]]);
+  });
+
+  it('reads only the first block: after </think> everything is answer, a second block too', () => {
+    expect(split('auto', ['<think>a<think>b</think>c<think>d</think>e'])).toEqual([
+      ['reasoning', 'a<think>b'],
+      ['answer', 'c<think>d</think>e'],
+    ]);
+  });
+
+  it('tells the caller once the answer began', () => {
+    const splitter = new ThinkTagSplitter('auto');
+    const sink: ThinkTagSink = { onAnswerText: () => undefined, onReasoningText: () => undefined };
+    splitter.push('  ', sink);
+    expect(splitter.answering).toBe(false);
+    splitter.push('<thi', sink);
+    expect(splitter.answering).toBe(false);
+    splitter.push('nk>r</think>', sink);
+    expect(splitter.answering).toBe(true);
+    const plain = new ThinkTagSplitter('auto');
+    plain.push('Hello', sink);
+    expect(plain.answering).toBe(true);
+  });
+
   it('keeps an unfinished marker at the very end as text', () => {
-    expect(split('auto', ['done<thi'])).toEqual([['answer', 'done<thi']]);
-    expect(split('auto', ['done', '<', 'thi'])).toEqual([['answer', 'done<thi']]);
+    expect(split('auto', ['<thi'])).toEqual([['answer', '<thi']]);
+    expect(split('auto', ['\n', '<', 'thi'])).toEqual([['answer', '\n<thi']]);
     expect(split('auto', ['<think>why</thi'])).toEqual([['reasoning', 'why</thi']]);
   });
 
   it('passes text that only looks like a marker', () => {
-    expect(split('auto', ['a < b and <thing> and <', 'br> <thinking>'])).toEqual([
-      ['answer', 'a < b and <thing> and <br> <thinking>'],
-    ]);
-    expect(split('auto', ['<<', 'think>x</think>'])).toEqual([
-      ['answer', '<'],
-      ['reasoning', 'x'],
-    ]);
+    expect(split('auto', ['<thinking> and <', 'br>'])).toEqual([['answer', '<thinking> and <br>']]);
+    expect(split('auto', ['<<', 'think>x</think>'])).toEqual([['answer', '<<think>x</think>']]);
+    expect(split('auto', ['<th', 'ought>'])).toEqual([['answer', '<thought>']]);
   });
 
   it('takes a closing marker without an opening one as answer text', () => {
@@ -78,25 +108,15 @@ describe('ThinkTagSplitter (auto)', () => {
     ]);
   });
 
-  it('reads several think blocks, and an opening marker inside reasoning as reasoning', () => {
-    expect(split('auto', ['<think>a<think>b</think>c<think>d</think>e'])).toEqual([
-      ['reasoning', 'a<think>b'],
-      ['answer', 'c'],
-      ['reasoning', 'd'],
-      ['answer', 'e'],
-    ]);
-  });
-
   it('gives nothing for markers alone', () => {
     expect(split('auto', ['<think>', '</think>'])).toEqual([]);
     expect(split('auto', ['<', 't', 'h', 'i', 'n', 'k', '>'])).toEqual([]);
   });
 
   it('keeps multi-byte text and emoji around markers intact', () => {
-    expect(split('auto', ['日本<thi', 'nk>考え🦀</th', 'ink>答え'])).toEqual([
-      ['answer', '日本'],
+    expect(split('auto', ['<thi', 'nk>考え🦀</th', 'ink>答え<think>'])).toEqual([
       ['reasoning', '考え🦀'],
-      ['answer', '答え'],
+      ['answer', '答え<think>'],
     ]);
   });
 });
@@ -118,12 +138,23 @@ describe('ThinkTagSplitter (open)', () => {
     expect(split('open', ['still ', 'thinking</thi'])).toEqual([['reasoning', 'still thinking</thi']]);
   });
 
-  it('reads a later opening marker as in auto mode', () => {
-    expect(split('open', ['a</think>b<think>c</think>d'])).toEqual([
-      ['reasoning', 'a'],
-      ['answer', 'b'],
-      ['reasoning', 'c'],
-      ['answer', 'd'],
+  it('takes a <think> the model writes itself at the start as a marker, not text', () => {
+    for (const pieces of everyCut('<think>\nr</think>a')) {
+      expect(split('open', pieces), JSON.stringify(pieces)).toEqual([
+        ['reasoning', '\nr'],
+        ['answer', 'a'],
+      ]);
+    }
+    expect(split('open', ['\n', '<think>', 'r</think>a'])).toEqual([
+      ['reasoning', '\nr'],
+      ['answer', 'a'],
+    ]);
+  });
+
+  it('reads a <think> later in the reasoning as reasoning, and one after </think> as answer text', () => {
+    expect(split('open', ['a<think>b</think>c<think>d</think>e'])).toEqual([
+      ['reasoning', 'a<think>b'],
+      ['answer', 'c<think>d</think>e'],
     ]);
   });
 
@@ -131,8 +162,7 @@ describe('ThinkTagSplitter (open)', () => {
     for (const pieces of everyCut('r1</think>x<think>r2</think>')) {
       expect(split('open', pieces), JSON.stringify(pieces)).toEqual([
         ['reasoning', 'r1'],
-        ['answer', 'x'],
-        ['reasoning', 'r2'],
+        ['answer', 'x<think>r2</think>'],
       ]);
     }
   });

@@ -66,6 +66,11 @@ function requestFor(fixture: Fixture, stream: boolean): Record<string, unknown> 
     stream,
   };
   if (stream && ctx.includeUsage === true) request.stream_options = { include_usage: true };
+  // The request decides what the normalizer reads: reasoning turned off, structured output.
+  if (ctx.reasoningOff === true) request.reasoning_effort = 'none';
+  if (ctx.structuredOutput === true) {
+    request.response_format = { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' } } };
+  }
   if (ctx.toolNames !== undefined && ctx.toolNames.length > 0) {
     request.tools = ctx.toolNames.map((name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } }));
   }

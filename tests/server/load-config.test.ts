@@ -22,7 +22,9 @@ describe('parseConfig', () => {
     const config = parseConfig(MINIMAL, {});
     expect(config.server).toMatchObject({ host: '127.0.0.1', port: 4000, apiKeys: [], shutdownGraceMs: 10_000 });
     expect(config.reasoning.field).toBe('reasoning_content');
-    expect(config.backends[0]).toMatchObject({ name: 'a', type: 'openai', reasoningTags: 'auto' });
+    expect(config.backends[0]).toMatchObject({ name: 'a', type: 'openai' });
+    // Unset: the type's default decides (reasoningTagsOf).
+    expect(config.backends[0]?.reasoningTags).toBeUndefined();
   });
 
   it('reads JSON, which is YAML', () => {

@@ -52,6 +52,7 @@ function completionsRoute(deps: CompletionsRouteDeps, request: CompletionRequest
             structuredOutput: false,
             // Completion text is the model's text as it came, `<think>` or not.
             reasoningTags: 'off',
+            reasoningOff: false,
             reasoningField: state.config.reasoning.field,
             secrets: state.secrets,
           };

@@ -6,6 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { SvirError } from '../errors.js';
+import { discardBody } from './discard-body.js';
 import { mapTransportError } from './map-transport-error.js';
 
 export async function readJsonBody(
@@ -20,7 +21,7 @@ export async function readJsonBody(
       const bytes: Uint8Array = chunk;
       size += bytes.byteLength;
       if (size > options.maxBytes) {
-        body.destroy();
+        discardBody(body);
         throw new SvirError('upstream_error', {
           source: 'upstream',
           backend,

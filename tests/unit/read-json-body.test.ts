@@ -1,0 +1,72 @@
+/**
+ * readJsonBody (embeddings): an answer past its bound is refused, and its upstream socket is
+ * closed before the body is: no new connection to the backend for the request svir gave up on
+ * (request-sockets.ts, undici#5845). Against a real undici request to a local server.
+ */
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openaiAdapter } from '../../src/adapters/openai.js';
+import { SvirError } from '../../src/errors.js';
+import { openChatStream } from '../../src/upstream/open-chat-stream.js';
+import { readJsonBody } from '../../src/upstream/read-json-body.js';
+import { makeBackend } from '../adapters/make-backend.js';
+
+const servers: Server[] = [];
+const agents: Agent[] = [];
+afterEach(async () => {
+  for (const agent of agents.splice(0)) await agent.destroy();
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** Waits until `check` holds (the machine may be slow), failing after 10 s. */
+async function until(check: () => boolean): Promise<void> {
+  for (let waited = 0; !check(); waited += 10) {
+    if (waited > 10_000) throw new Error('timed out waiting');
+    await sleep(10);
+  }
+}
+
+describe('readJsonBody', () => {
+  it('refuses an answer past its bound and closes its socket without opening another', async () => {
+    const sockets: Socket[] = [];
+    // A JSON answer that never ends: 4 KiB, then nothing.
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`{"data":[${'0,'.repeat(2048)}`);
+    });
+    server.on('connection', (socket: Socket) => sockets.push(socket));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    const agent = new Agent();
+    agents.push(agent);
+    const backend = makeBackend('openai', { url: `http://127.0.0.1:${address.port}/v1` });
+    const signal = new AbortController().signal;
+    const opened = await openChatStream({
+      dispatcher: agent,
+      adapter: openaiAdapter,
+      backend,
+      call: { url: `${backend.baseUrl}embeddings`, headers: {}, body: { model: 'e1', input: 'hi' }, changes: [] },
+      signal,
+      secrets: [],
+      expect: 'json',
+    });
+
+    const read = readJsonBody(opened.body, { maxBytes: 1024, backend: 'b', signal });
+    await expect(read).rejects.toBeInstanceOf(SvirError);
+    await expect(read).rejects.toMatchObject({ code: 'upstream_error' });
+
+    await until(() => sockets.every((socket) => socket.destroyed));
+    // Time for a spare connection to show up, if one were going to.
+    await sleep(500);
+    expect(sockets).toHaveLength(1);
+  });
+});

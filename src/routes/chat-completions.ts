@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { StreamContext } from '../adapters/adapter.js';
 import { chatRequestSchema, type ChatRequest } from '../chat-request.js';
 import type { NormalizerStep } from '../normalize/normalizer.js';
-import { recordError, summaryOf, type RequestSummary } from '../request-summary.js';
+import type { RequestSummary } from '../request-summary.js';
 import { openChatStream } from '../upstream/open-chat-stream.js';
 import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
 import { buildStreamContext } from './build-stream-context.js';
@@ -107,17 +107,11 @@ function sendArgs(deps: ChatRouteDeps, chat: ChatRequest, ctx: StreamContext, st
 
 export function registerChatCompletionsRoute(app: FastifyInstance, deps: ChatRouteDeps): void {
   app.post('/v1/chat/completions', async (request, reply) => {
-    try {
-      await routeToBackend(deps, request, reply, (body) => {
-        const parsed = chatRequestSchema.safeParse(body);
-        if (!parsed.success) throw invalidRequestError(parsed.error);
-        return chatRoute(deps, parsed.data, sendChat);
-      });
-    } catch (err) {
-      const summary = summaryOf(request);
-      if (summary !== undefined) recordError(summary, err);
-      throw err;
-    }
+    await routeToBackend(deps, request, reply, (body) => {
+      const parsed = chatRequestSchema.safeParse(body);
+      if (!parsed.success) throw invalidRequestError(parsed.error);
+      return chatRoute(deps, parsed.data, sendChat);
+    });
     return reply;
   });
 }

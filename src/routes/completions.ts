@@ -13,7 +13,6 @@ import { completionCall } from '../adapters/request/completion-call.js';
 import { completionRequestSchema, type CompletionRequest } from '../completion-request.js';
 import { foldTextCompletion } from '../normalize/fold-text-completion.js';
 import { encodeTextCompletionChunk } from '../normalize/sse-encoder.js';
-import { recordError, summaryOf } from '../request-summary.js';
 import { openChatStream } from '../upstream/open-chat-stream.js';
 import { invalidRequestError } from './invalid-request-error.js';
 import { readAttemptSteps } from './read-attempt-steps.js';
@@ -93,17 +92,11 @@ function completionsRoute(deps: CompletionsRouteDeps, request: CompletionRequest
 
 export function registerCompletionsRoute(app: FastifyInstance, deps: CompletionsRouteDeps): void {
   app.post('/v1/completions', async (request, reply) => {
-    try {
-      await routeToBackend(deps, request, reply, (body) => {
-        const parsed = completionRequestSchema.safeParse(body);
-        if (!parsed.success) throw invalidRequestError(parsed.error);
-        return completionsRoute(deps, parsed.data);
-      });
-    } catch (err) {
-      const summary = summaryOf(request);
-      if (summary !== undefined) recordError(summary, err);
-      throw err;
-    }
+    await routeToBackend(deps, request, reply, (body) => {
+      const parsed = completionRequestSchema.safeParse(body);
+      if (!parsed.success) throw invalidRequestError(parsed.error);
+      return completionsRoute(deps, parsed.data);
+    });
     return reply;
   });
 }

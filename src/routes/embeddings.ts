@@ -9,7 +9,6 @@ import type { FastifyInstance } from 'fastify';
 import { embeddingCall } from '../adapters/request/embedding-call.js';
 import { embeddingRequestSchema, type EmbeddingRequest } from '../embedding-request.js';
 import { fitEmbeddings } from '../normalize/fit-embeddings.js';
-import { recordError, summaryOf } from '../request-summary.js';
 import { openChatStream } from '../upstream/open-chat-stream.js';
 import { readJsonBody } from '../upstream/read-json-body.js';
 import { invalidRequestError } from './invalid-request-error.js';
@@ -63,17 +62,11 @@ function embeddingsRoute(deps: RouteDeps, request: EmbeddingRequest): BackendRou
 
 export function registerEmbeddingsRoute(app: FastifyInstance, deps: RouteDeps): void {
   app.post('/v1/embeddings', async (request, reply) => {
-    try {
-      await routeToBackend(deps, request, reply, (body) => {
-        const parsed = embeddingRequestSchema.safeParse(body);
-        if (!parsed.success) throw invalidRequestError(parsed.error);
-        return embeddingsRoute(deps, parsed.data);
-      });
-    } catch (err) {
-      const summary = summaryOf(request);
-      if (summary !== undefined) recordError(summary, err);
-      throw err;
-    }
+    await routeToBackend(deps, request, reply, (body) => {
+      const parsed = embeddingRequestSchema.safeParse(body);
+      if (!parsed.success) throw invalidRequestError(parsed.error);
+      return embeddingsRoute(deps, parsed.data);
+    });
     return reply;
   });
 }

@@ -170,6 +170,7 @@ function sendKeepalive(reply: FastifyReply): void {
 /**
  * Answers one routed request. `read` parses the client's body (throwing its 400) into what the
  * attempts do; it runs after the request's metrics started, so a refused body is counted too.
+ * What it throws (the HTTP error handler answers it) is the request's error in its log line.
  */
 export async function routeToBackend(
   deps: RouteDeps,
@@ -177,8 +178,23 @@ export async function routeToBackend(
   reply: FastifyReply,
   read: (body: unknown) => BackendRoute,
 ): Promise<void> {
-  const state = deps.current();
   const summary: RequestSummary = summaryOf(request) ?? startSummary(request, deps.now());
+  try {
+    await answer(deps, request, reply, read, summary);
+  } catch (err) {
+    recordError(summary, err);
+    throw err;
+  }
+}
+
+async function answer(
+  deps: RouteDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  read: (body: unknown) => BackendRoute,
+  summary: RequestSummary,
+): Promise<void> {
+  const state = deps.current();
   const recorder = createRequestRecorder(deps.metrics, deps.clock);
   reply.raw.once('close', () => {
     recorder.finish({ status: reply.raw.statusCode, finishReason: finishOf(summary, !reply.raw.writableFinished) });

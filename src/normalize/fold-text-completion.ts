@@ -7,16 +7,10 @@
  */
 import type { CleanChunk } from './clean-chunk.js';
 import type { Usage } from './parts.js';
-import { toTextCompletionChunk, type TextCompletionChoice } from './to-text-completion-chunk.js';
+import { toTextCompletionChunk, type TextCompletionChoice, type TextCompletionChunk } from './to-text-completion-chunk.js';
 
-export interface TextCompletion {
-  id: string;
-  object: 'text_completion';
-  created: number;
-  model: string;
-  choices: TextCompletionChoice[];
-  usage?: Usage;
-}
+/** The legacy API's folded answer has the shape of one of its stream chunks. */
+export type TextCompletion = TextCompletionChunk;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -5,7 +5,7 @@
  * lists none svir knows, no effort at all (the template's default).
  */
 import type { RetryPlan } from '../adapter.js';
-import { nearestEffort } from './nearest-effort.js';
+import { effortRetryPlan } from './effort-retry-plan.js';
 
 const REJECTED = /unexpected reasoning effort\s+"?([\w-]+)"?[.,]?\s*supported (?:types|values) are ([^.]*)\./i;
 
@@ -20,19 +20,5 @@ export function planEffortRetry(status: number, body: string, sent: Record<strin
     .split(/,|\band\b|\bor\b/)
     .map((piece) => piece.trim().replace(/^["'`]|["'`]$/g, '').toLowerCase())
     .filter((piece) => piece.length > 0);
-  const nearest = nearestEffort(asked, supported);
-  if (nearest !== undefined) {
-    return {
-      body: { ...sent, reasoning_effort: nearest },
-      change: `reasoning_effort "${asked}" refused by the template: retried with "${nearest}"`,
-      fields: ['reasoning_effort'],
-    };
-  }
-  const retryBody = { ...sent };
-  delete retryBody.reasoning_effort;
-  return {
-    body: retryBody,
-    change: `reasoning_effort "${asked}" refused by the template: retried without it`,
-    fields: ['reasoning_effort'],
-  };
+  return effortRetryPlan(sent, asked, supported, 'refused by the template');
 }

@@ -5,7 +5,7 @@
  * when it lists none svir knows.
  */
 import type { RetryPlan } from '../adapter.js';
-import { nearestEffort } from './nearest-effort.js';
+import { effortRetryPlan } from './effort-retry-plan.js';
 
 const REJECTED = /invalid reasoning value:\s*['"]?([\w-]+)['"]?\s*\(must be ([^)]*)\)/i;
 
@@ -18,15 +18,5 @@ export function planReasoningValueRetry(status: number, body: string, sent: Reco
   const listed = [...(match[2] ?? '').matchAll(/[A-Za-z-]+/g)]
     .map((word) => word[0].toLowerCase())
     .filter((word) => word !== 'or');
-  const nearest = nearestEffort(asked, listed);
-  if (nearest !== undefined) {
-    return {
-      body: { ...sent, reasoning_effort: nearest },
-      change: `reasoning_effort "${asked}" refused: retried with "${nearest}"`,
-      fields: ['reasoning_effort'],
-    };
-  }
-  const retryBody = { ...sent };
-  delete retryBody.reasoning_effort;
-  return { body: retryBody, change: `reasoning_effort "${asked}" refused: retried without it`, fields: ['reasoning_effort'] };
+  return effortRetryPlan(sent, asked, listed, 'refused');
 }

@@ -10,9 +10,8 @@ import type { Socket } from 'node:net';
 import { isLingering } from './linger-after-refusal.js';
 
 export interface ConnectionTracker {
-  /** Destroys every connection that has not sent a byte yet, or only sends a refused body; returns how many. */
-  closeUnused(): number;
-  readonly size: number;
+  /** Destroys every connection that has not sent a byte yet, or only sends a refused body. */
+  closeUnused(): void;
 }
 
 export function trackConnections(server: Server): ConnectionTracker {
@@ -23,17 +22,9 @@ export function trackConnections(server: Server): ConnectionTracker {
   });
   return {
     closeUnused() {
-      let closed = 0;
       for (const socket of sockets) {
-        if ((socket.bytesRead === 0 || isLingering(socket)) && !socket.destroyed) {
-          socket.destroy();
-          closed += 1;
-        }
+        if ((socket.bytesRead === 0 || isLingering(socket)) && !socket.destroyed) socket.destroy();
       }
-      return closed;
-    },
-    get size() {
-      return sockets.size;
     },
   };
 }

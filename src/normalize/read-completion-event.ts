@@ -8,11 +8,10 @@
  */
 import { z } from 'zod';
 import type { StreamContext } from '../adapters/adapter.js';
-import { SvirError } from '../errors.js';
-import { mapUpstreamError } from './map-upstream-error.js';
 import { nestsDeeperThan } from './nests-deeper-than.js';
 import type { Part, SseEvent } from './parts.js';
 import { pushMeta } from './push-meta.js';
+import { isErrorChunk, streamErrorPart, unreadablePart } from './stream-error-part.js';
 import { readUsage } from './read-usage.js';
 
 const choiceSchema = z.object({
@@ -28,13 +27,14 @@ const chunkSchema = z.object({
   choices: z.array(z.unknown()).nullish(),
   usage: z.unknown().optional(),
   error: z.unknown().optional(),
+  object: z.unknown().optional(),
 });
 
 /** Real logprobs nest a few levels; far deeper ones would overflow the chunk encoder. */
 const MAX_LOGPROBS_DEPTH = 64;
 
 export function readCompletionEvent(event: SseEvent, ctx: StreamContext): Part[] {
-  if (event.event === 'error') return [{ kind: 'error', error: streamError(event.data, ctx) }];
+  if (event.event === 'error') return [streamErrorPart(event.data, ctx)];
   if (event.event !== undefined) return [];
   const data = event.data.trim();
   if (data.length === 0) return [];
@@ -44,22 +44,23 @@ export function readCompletionEvent(event: SseEvent, ctx: StreamContext): Part[]
   try {
     json = JSON.parse(data);
   } catch {
-    return [unreadable(ctx, 'a chunk that is not JSON')];
+    return [unreadablePart(ctx, 'a chunk that is not JSON')];
   }
   const chunk = chunkSchema.safeParse(json);
-  if (!chunk.success) return [unreadable(ctx, 'a chunk that is not a JSON object of the chunk shape')];
-  const { id, created, choices, usage, error } = chunk.data;
-  if (error !== undefined && error !== null) return [{ kind: 'error', error: streamError(data, ctx) }];
+  if (!chunk.success) return [unreadablePart(ctx, 'a chunk that is not a JSON object of the chunk shape')];
+  const { id, created, choices, usage, error, object } = chunk.data;
+  // As on the chat route: older vLLM's error body at the top level has no `error` key.
+  if (isErrorChunk(error, object)) return [streamErrorPart(data, ctx)];
 
   const parts: Part[] = [];
   pushMeta(parts, id, created);
   const first = (choices ?? []).map((raw) => choiceSchema.safeParse(raw)).find((read) => !read.success || isFirst(read.data.index));
   if (first !== undefined) {
-    if (!first.success) return [unreadable(ctx, 'a choice of an unexpected shape')];
+    if (!first.success) return [unreadablePart(ctx, 'a choice of an unexpected shape')];
     const { text, logprobs, finish_reason } = first.data;
     if (text) parts.push({ kind: 'content', text });
     if (logprobs !== undefined && logprobs !== null) {
-      if (ctx.logprobs && nestsDeeperThan(logprobs, MAX_LOGPROBS_DEPTH)) return [unreadable(ctx, 'logprobs nested too deeply')];
+      if (ctx.logprobs && nestsDeeperThan(logprobs, MAX_LOGPROBS_DEPTH)) return [unreadablePart(ctx, 'logprobs nested too deeply')];
       parts.push({ kind: 'logprobs', value: logprobs });
     }
     if (finish_reason) parts.push({ kind: 'finish', reason: finish_reason });
@@ -74,17 +75,4 @@ function isFirst(index: unknown): boolean {
   return index === 0 || index === undefined || index === null;
 }
 
-function streamError(body: string, ctx: StreamContext): SvirError {
-  return mapUpstreamError({ status: 200, body, backend: ctx.backend, channel: 'stream', secrets: ctx.secrets ?? [] });
-}
 
-function unreadable(ctx: StreamContext, what: string): Part {
-  return {
-    kind: 'error',
-    error: new SvirError('upstream_error', {
-      source: 'upstream',
-      backend: ctx.backend,
-      message: `backend "${ctx.backend}" sent an unreadable chunk: ${what}.`,
-    }),
-  };
-}

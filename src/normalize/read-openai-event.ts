@@ -6,9 +6,8 @@
  */
 import { z } from 'zod';
 import type { StreamContext } from '../adapters/adapter.js';
-import { SvirError } from '../errors.js';
-import { mapUpstreamError } from './map-upstream-error.js';
 import { pushMeta } from './push-meta.js';
+import { isErrorChunk, streamErrorPart, unreadablePart } from './stream-error-part.js';
 import { nestsDeeperThan } from './nests-deeper-than.js';
 import type { Part, SseEvent } from './parts.js';
 import { readUsage } from './read-usage.js';
@@ -51,7 +50,7 @@ const chunkSchema = z.object({
 const MAX_LOGPROBS_DEPTH = 64;
 
 export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
-  if (event.event === 'error') return [{ kind: 'error', error: streamError(event.data, ctx) }];
+  if (event.event === 'error') return [streamErrorPart(event.data, ctx)];
   // Chunks come as plain (`message`) events; other types are not part of this protocol
   // (reference §3.1), and an EventSource would not hand them to a message listener either.
   if (event.event !== undefined) return [];
@@ -66,7 +65,7 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
   try {
     json = JSON.parse(data);
   } catch {
-    return [unreadable(ctx, 'a chunk that is not JSON')];
+    return [unreadablePart(ctx, 'a chunk that is not JSON')];
   }
   const common = readCommonChunk(json);
   if (common !== undefined) {
@@ -85,11 +84,11 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
   }
 
   const chunk = chunkSchema.safeParse(json);
-  if (!chunk.success) return [unreadable(ctx, 'a chunk that is not a JSON object of the chunk shape')];
+  if (!chunk.success) return [unreadablePart(ctx, 'a chunk that is not a JSON object of the chunk shape')];
   const { id, created, choices, usage, error, object } = chunk.data;
   // An error chunk: `{"error":{...}}`, or older vLLM's error body at the top level,
   // `{"object":"error","message":"...","code":500}`, which has no `error` key.
-  if ((error !== undefined && error !== null) || object === 'error') return [{ kind: 'error', error: streamError(data, ctx) }];
+  if (isErrorChunk(error, object)) return [streamErrorPart(data, ctx)];
 
   const parts: Part[] = [];
   pushMeta(parts, id, created);
@@ -97,7 +96,7 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
   const raw = choices === undefined || choices === null ? undefined : firstChoice(choices);
   if (raw !== undefined) {
     const choice = choiceSchema.safeParse(raw);
-    if (!choice.success) return [unreadable(ctx, 'a choice of an unexpected shape')];
+    if (!choice.success) return [unreadablePart(ctx, 'a choice of an unexpected shape')];
     const { delta, logprobs, finish_reason } = choice.data;
     if (delta !== undefined && delta !== null) {
       pushDeltaTexts(parts, delta);
@@ -157,7 +156,7 @@ function isOptionalString(value: unknown): value is string | null | undefined {
 function readCommonChunk(json: unknown): CommonChunk | undefined {
   if (!isRecord(json)) return undefined;
   const { id, created, choices, usage, error } = json;
-  if ((error !== undefined && error !== null) || json.object === 'error') return undefined;
+  if (isErrorChunk(error, json.object)) return undefined;
   if (!isOptionalString(id)) return undefined;
   if (created !== undefined && created !== null && typeof created !== 'number') return undefined;
   if (choices === undefined || choices === null || (Array.isArray(choices) && choices.length === 0)) {
@@ -276,7 +275,7 @@ function pushDeltaTexts(parts: Part[], delta: DeltaTexts): void {
 function pushChoiceEnd(parts: Part[], logprobs: unknown, finishReason: string | null | undefined, ctx: StreamContext): Part | undefined {
   if (logprobs !== undefined && logprobs !== null) {
     // Checked only when they will be encoded (the client asked for them).
-    if (ctx.logprobs && nestsDeeperThan(logprobs, MAX_LOGPROBS_DEPTH)) return unreadable(ctx, 'logprobs nested too deeply');
+    if (ctx.logprobs && nestsDeeperThan(logprobs, MAX_LOGPROBS_DEPTH)) return unreadablePart(ctx, 'logprobs nested too deeply');
     parts.push({ kind: 'logprobs', value: logprobs });
   }
   if (finishReason) parts.push({ kind: 'finish', reason: finishReason });
@@ -307,17 +306,4 @@ function toolPart(piece: z.infer<typeof toolPieceSchema>, position: number): Par
   return part;
 }
 
-function streamError(body: string, ctx: StreamContext): SvirError {
-  return mapUpstreamError({ status: 200, body, backend: ctx.backend, channel: 'stream', secrets: ctx.secrets ?? [] });
-}
 
-function unreadable(ctx: StreamContext, what: string): Part {
-  return {
-    kind: 'error',
-    error: new SvirError('upstream_error', {
-      source: 'upstream',
-      backend: ctx.backend,
-      message: `backend "${ctx.backend}" sent an unreadable chunk: ${what}.`,
-    }),
-  };
-}

@@ -14,7 +14,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { SvirError } from '../errors.js';
-import { recordError, summaryOf } from '../request-summary.js';
 import { createResponsesTranslator } from '../responses/create-responses-translator.js';
 import { echoRequest } from '../responses/echo-request.js';
 import { encodeResponsesEvent } from '../responses/encode-responses-event.js';
@@ -131,13 +130,7 @@ function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
 
 export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRouteDeps): void {
   app.post('/v1/responses', async (request, reply) => {
-    try {
-      await routeToBackend(deps, request, reply, (body) => responsesRoute(deps, body));
-    } catch (err) {
-      const summary = summaryOf(request);
-      if (summary !== undefined) recordError(summary, err);
-      throw err;
-    }
+    await routeToBackend(deps, request, reply, (body) => responsesRoute(deps, body));
     return reply;
   });
 

@@ -40,13 +40,20 @@ function approximateSize(chunk: CleanChunk): number {
   return size;
 }
 
-export async function sendCompletion(args: SendCompletionArgs): Promise<void> {
-  const chunks: CleanChunk[] = [];
+/**
+ * Reads a clean stream to its end for an answer sent in one piece, handing each chunk to
+ * `take`, within MAX_FOLDED_BYTES; an upstream failure anywhere is thrown (an HTTP error).
+ * Chat completions, legacy completions and Responses objects all fold through this.
+ */
+export async function readFoldedSteps(
+  args: Pick<SendCompletionArgs, 'steps' | 'summary' | 'now' | 'ctx'>,
+  take: (chunk: CleanChunk) => void,
+): Promise<void> {
   let held = 0;
   for await (const step of args.steps) {
     for (const chunk of step.chunks) {
       observeChunk(args.summary, chunk, args.now());
-      chunks.push(chunk);
+      take(chunk);
       held += approximateSize(chunk);
     }
     if (held > MAX_FOLDED_BYTES) {
@@ -62,6 +69,11 @@ export async function sendCompletion(args: SendCompletionArgs): Promise<void> {
     if (step.error !== undefined) throw step.error;
     if (step.done) break;
   }
+}
+
+export async function sendCompletion(args: SendCompletionArgs): Promise<void> {
+  const chunks: CleanChunk[] = [];
+  await readFoldedSteps(args, (chunk) => chunks.push(chunk));
   const completion = args.fold === undefined ? foldChunks(chunks, args.ctx) : args.fold(chunks);
   await args.reply.code(200).type('application/json; charset=utf-8').send(completion);
 }

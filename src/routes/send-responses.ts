@@ -9,14 +9,12 @@
  *   body. A failure anywhere is an HTTP error.
  * `onEnd` gets the final response (completed, incomplete or failed), for the store.
  */
-import { SvirError, toErrorResponse } from '../errors.js';
-import type { CleanChunk } from '../normalize/clean-chunk.js';
+import { toErrorResponse } from '../errors.js';
 import type { ResponsesTranslator } from '../responses/create-responses-translator.js';
 import { encodeResponsesEvent } from '../responses/encode-responses-event.js';
 import type { ResponseObject, ResponsesEvent } from '../responses/response-object.js';
-import { observeChunk } from '../request-summary.js';
 import type { ChatSendArgs, ChatSender } from './chat-completions.js';
-import { MAX_FOLDED_BYTES } from './send-completion.js';
+import { readFoldedSteps } from './send-completion.js';
 import { sendSteps } from './send-stream.js';
 
 function encodeAll(events: readonly ResponsesEvent[]): string {
@@ -29,16 +27,6 @@ function encodeAll(events: readonly ResponsesEvent[]): string {
 export function failureOf(err: unknown): { code: string | null; message: string } {
   const { code, message } = toErrorResponse(err).body.error;
   return { code, message };
-}
-
-/** The text a chunk holds, roughly its memory: a folded answer is bounded like a folded chat answer. */
-function sizeOf(chunk: CleanChunk): number {
-  let size = 256;
-  for (const choice of chunk.choices) {
-    for (const value of Object.values(choice.delta)) if (typeof value === 'string') size += value.length;
-    for (const call of choice.delta.tool_calls ?? []) size += call.function.arguments.length + (call.function.name?.length ?? 0);
-  }
-  return size;
 }
 
 /**
@@ -65,26 +53,7 @@ function sendEvents(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: 
 }
 
 async function sendObject(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: (response: ResponseObject) => void): Promise<void> {
-  let held = 0;
-  for await (const step of args.steps) {
-    for (const chunk of step.chunks) {
-      observeChunk(args.summary, chunk, args.now());
-      translator.push(chunk);
-      held += sizeOf(chunk);
-    }
-    if (held > MAX_FOLDED_BYTES) {
-      // Leaving the loop closes the upstream stream (readCleanSteps' finally).
-      throw new SvirError('upstream_error', {
-        source: 'upstream',
-        backend: args.ctx.backend,
-        message:
-          `backend "${args.ctx.backend}" sent an answer larger than ${MAX_FOLDED_BYTES / 1024 / 1024} MiB, ` +
-          'too large to return in one piece; ask for it with stream: true.',
-      });
-    }
-    if (step.error !== undefined) throw step.error;
-    if (step.done) break;
-  }
+  await readFoldedSteps(args, (chunk) => translator.push(chunk));
   translator.finish();
   const response = translator.response();
   onEnd(response);

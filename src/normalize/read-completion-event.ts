@@ -11,6 +11,7 @@ import type { StreamContext } from '../adapters/adapter.js';
 import { nestsDeeperThan } from './nests-deeper-than.js';
 import type { Part, SseEvent } from './parts.js';
 import { pushMeta } from './push-meta.js';
+import { chunkEnvelopeSchema, MAX_LOGPROBS_DEPTH } from './chunk-envelope.js';
 import { isErrorChunk, streamErrorPart, unreadablePart } from './stream-error-part.js';
 import { readUsage } from './read-usage.js';
 
@@ -20,18 +21,6 @@ const choiceSchema = z.object({
   logprobs: z.unknown().optional(),
   finish_reason: z.string().nullish(),
 });
-
-const chunkSchema = z.object({
-  id: z.string().nullish().catch(undefined),
-  created: z.number().nullish().catch(undefined),
-  choices: z.array(z.unknown()).nullish(),
-  usage: z.unknown().optional(),
-  error: z.unknown().optional(),
-  object: z.unknown().optional(),
-});
-
-/** Real logprobs nest a few levels; far deeper ones would overflow the chunk encoder. */
-const MAX_LOGPROBS_DEPTH = 64;
 
 export function readCompletionEvent(event: SseEvent, ctx: StreamContext): Part[] {
   if (event.event === 'error') return [streamErrorPart(event.data, ctx)];
@@ -46,7 +35,7 @@ export function readCompletionEvent(event: SseEvent, ctx: StreamContext): Part[]
   } catch {
     return [unreadablePart(ctx, 'a chunk that is not JSON')];
   }
-  const chunk = chunkSchema.safeParse(json);
+  const chunk = chunkEnvelopeSchema.safeParse(json);
   if (!chunk.success) return [unreadablePart(ctx, 'a chunk that is not a JSON object of the chunk shape')];
   const { id, created, choices, usage, error, object } = chunk.data;
   // As on the chat route: older vLLM's error body at the top level has no `error` key.
@@ -74,5 +63,4 @@ export function readCompletionEvent(event: SseEvent, ctx: StreamContext): Part[]
 function isFirst(index: unknown): boolean {
   return index === 0 || index === undefined || index === null;
 }
-
 

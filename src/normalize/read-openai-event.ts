@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { StreamContext } from '../adapters/adapter.js';
 import { pushMeta } from './push-meta.js';
+import { chunkEnvelopeSchema, MAX_LOGPROBS_DEPTH } from './chunk-envelope.js';
 import { isErrorChunk, streamErrorPart, unreadablePart } from './stream-error-part.js';
 import { nestsDeeperThan } from './nests-deeper-than.js';
 import type { Part, SseEvent } from './parts.js';
@@ -35,19 +36,6 @@ const choiceSchema = z.object({
 
 /** Only the index, to pick the first choice before reading it whole. */
 const choiceIndexSchema = z.object({ index: z.unknown().optional() });
-
-const chunkSchema = z.object({
-  // Identity is a nicety: a server writing it oddly should not fail the stream.
-  id: z.string().nullish().catch(undefined),
-  created: z.number().nullish().catch(undefined),
-  choices: z.array(z.unknown()).nullish(),
-  usage: z.unknown().optional(),
-  error: z.unknown().optional(),
-  object: z.unknown().optional(),
-});
-
-/** Real logprobs nest about five levels; far deeper ones would overflow the chunk encoder. */
-const MAX_LOGPROBS_DEPTH = 64;
 
 export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
   if (event.event === 'error') return [streamErrorPart(event.data, ctx)];
@@ -83,7 +71,7 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
     return parts;
   }
 
-  const chunk = chunkSchema.safeParse(json);
+  const chunk = chunkEnvelopeSchema.safeParse(json);
   if (!chunk.success) return [unreadablePart(ctx, 'a chunk that is not a JSON object of the chunk shape')];
   const { id, created, choices, usage, error, object } = chunk.data;
   // An error chunk: `{"error":{...}}`, or older vLLM's error body at the top level,
@@ -305,5 +293,4 @@ function toolPart(piece: z.infer<typeof toolPieceSchema>, position: number): Par
   }
   return part;
 }
-
 

@@ -15,14 +15,15 @@ const mockSpec = z.object({
   usage: z.boolean(),
 });
 
+/** `pass-through`: the fastify + @fastify/http-proxy floor; `bare-node`: plain node:http + undici. */
 const passThroughSpec = z.object({
-  role: z.literal('pass-through'),
+  role: z.enum(['pass-through', 'bare-node']),
   port: z.number().int().positive(),
   /** The upstream's origin, e.g. `http://127.0.0.1:1234`. */
   upstream: z.string(),
 });
 
-export const serveSpecSchema = z.discriminatedUnion('role', [mockSpec, passThroughSpec]);
+export const serveSpecSchema = z.union([mockSpec, passThroughSpec]);
 export type ServeSpec = z.infer<typeof serveSpecSchema>;
 
 export const processStatsSchema = z.object({

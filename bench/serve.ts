@@ -1,25 +1,39 @@
 /**
- * Entry of the mock's and the pass-through's child processes (svir runs as its own CLI):
- * `node --import tsx --import ./child-guard.mjs bench/serve.ts '<spec JSON>'`. Listens on the
- * port the harness chose; SIGTERM closes the server and exits normally.
+ * Entry of the mock's and the pass-throughs' child processes (svir and Portkey run as their own
+ * CLIs): `node --import tsx --import ./child-guard.mjs bench/serve.ts '<spec JSON>'`. Listens on
+ * 127.0.0.1 at the port the harness chose; SIGTERM closes the server and exits normally.
  */
-import type { Server } from 'node:http';
 import { serveSpecSchema } from './ipc.js';
 import { listenOnLoopback } from './listen-on-loopback.js';
+import { createBareNodePassThrough } from './bare-node.js';
 import { createMockUpstream } from './mock-upstream.js';
 import { createPassThrough } from './pass-through.js';
 
 const spec = serveSpecSchema.parse(JSON.parse(process.argv[2] ?? '{}'));
-const server: Server =
-  spec.role === 'mock'
-    ? createMockUpstream({
-        delayMs: spec.delayMs,
-        stream: { chunks: spec.chunks, reasoning: spec.reasoning, toolCalls: spec.toolCalls, usage: spec.usage },
-      })
-    : createPassThrough(spec.upstream);
 
-await listenOnLoopback(server, spec.port);
+let close: () => Promise<void>;
+if (spec.role === 'pass-through') {
+  const app = createPassThrough(spec.upstream);
+  await app.listen({ host: '127.0.0.1', port: spec.port });
+  close = async () => {
+    app.server.closeAllConnections();
+    await app.close();
+  };
+} else {
+  const server =
+    spec.role === 'mock'
+      ? createMockUpstream({
+          delayMs: spec.delayMs,
+          stream: { chunks: spec.chunks, reasoning: spec.reasoning, toolCalls: spec.toolCalls, usage: spec.usage },
+        })
+      : createBareNodePassThrough(spec.upstream);
+  await listenOnLoopback(server, spec.port);
+  close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+}
 process.once('SIGTERM', () => {
-  server.closeAllConnections();
-  server.close(() => process.exit(0));
+  void close().finally(() => process.exit(0));
 });

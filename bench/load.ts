@@ -24,7 +24,7 @@ export async function runLoad(options: { port: number; route: BenchRoute; connec
   const result = await autocannon({
     url: `http://127.0.0.1:${options.port}${route.path}`,
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    headers: { ...route.headers, 'content-type': 'application/json', accept: 'text/event-stream' },
     body: route.body,
     connections: options.connections,
     duration: options.durationS,

@@ -10,6 +10,8 @@ export interface BenchRoute {
   name: 'chat' | 'responses';
   path: string;
   body: string;
+  /** Headers sent with every request besides content-type and accept (Portkey's routing headers). */
+  headers?: Readonly<Record<string, string>>;
   /** The first bytes of answer text in the response body (after any role-only first event). */
   firstText: RegExp;
   /** Whether the response body ends as a whole answer of this route does. */

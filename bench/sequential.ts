@@ -48,7 +48,12 @@ function once(agent: Agent, port: number, route: BenchRoute): Promise<Timing & {
         method: 'POST',
         path: route.path,
         agent,
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(route.body) },
+        headers: {
+          ...route.headers,
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          'content-length': Buffer.byteLength(route.body),
+        },
       },
       (res) => {
         res.on('data', (chunk: Buffer) => {

@@ -1,6 +1,6 @@
 /**
- * Harness side of a server's child process: start it on a free loopback port (the mock or the
- * pass-through through serve.ts, svir as its own CLI), wait until it answers, ask it for its own
+ * Harness side of a server's child process: start it on a free loopback port (the mock and the
+ * pass-throughs through serve.ts, svir and Portkey as their own CLIs), wait until it answers, ask it for its own
  * CPU time and memory (child-guard.mjs answers from inside), read its kernel peak RSS from
  * outside, stop it.
  */
@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { ConfigInput } from '../src/config/schema.js';
 import { statsMessageSchema, type ProcessStats, type ServeSpec } from './ipc.js';
 import { listenOnLoopback } from './listen-on-loopback.js';
+import { portkeyArgs, portkeyEnv, portkeyPackage, PORTKEY_READY_PATH } from './portkey.js';
 import { svirBenchConfig } from './svir-config.js';
 
 export interface TargetProcess {
@@ -25,6 +26,8 @@ export interface TargetProcess {
   peakRss(): Promise<number | undefined>;
   /** Reset the kernel peak-RSS mark to the current RSS (Linux); false where refused. */
   resetPeakRss(): Promise<boolean>;
+  /** Connections and name lookups beyond loopback that loopback-only.mjs refused (Portkey; 0 for the rest). */
+  networkRefusals(): number;
   stop(): Promise<void>;
 }
 
@@ -40,7 +43,9 @@ export type Launch =
       /** A CLI file to run instead of the repository's (a candidate build). */
       entry?: string | undefined;
       logLevel: NonNullable<NonNullable<ConfigInput['server']>['logLevel']>;
-    };
+    }
+  /** Portkey's gateway; where it forwards to is in each request's headers (portkey.ts). */
+  | { kind: 'portkey' };
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -52,6 +57,20 @@ export interface SpawnOptions {
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
 const GUARD = here('./child-guard.mjs');
+const LOOPBACK_ONLY = here('./loopback-only.mjs');
+const REFUSED = 'loopback-only: refused';
+
+/** How a target's process is started and when it counts as ready. */
+interface Entry {
+  entry: string;
+  args: string[];
+  tsx: boolean;
+  /** Modules preloaded before the guard (Portkey: loopback-only.mjs). */
+  preload: string[];
+  env: Record<string, string | undefined>;
+  /** Ready when a GET of this path answers 2xx. */
+  readyPath: string;
+}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -60,25 +79,39 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function entryFor(name: string, launch: Launch, port: number): Promise<{ entry: string; args: string[]; tsx: boolean }> {
+async function entryFor(name: string, launch: Launch, port: number, lifetime: Record<string, string>): Promise<Entry> {
+  // Ready when it answers GET /v1/models (the pass-throughs forward it to the mock).
+  const common = { preload: [], env: { ...process.env, ...lifetime }, readyPath: '/v1/models' };
   if (launch.kind === 'serve') {
     const spec: ServeSpec = { ...launch.spec, port };
-    return { entry: here('./serve.ts'), args: [JSON.stringify(spec)], tsx: true };
+    return { ...common, entry: here('./serve.ts'), args: [JSON.stringify(spec)], tsx: true };
+  }
+  if (launch.kind === 'portkey') {
+    return {
+      entry: portkeyPackage().entry,
+      args: portkeyArgs(port),
+      tsx: false,
+      preload: [LOOPBACK_ONLY],
+      env: { ...portkeyEnv(process.env), ...lifetime },
+      readyPath: PORTKEY_READY_PATH,
+    };
   }
   const dir = await mkdtemp(join(tmpdir(), `svir-bench-${name}-`));
   const configFile = join(dir, 'config.json');
   const config = svirBenchConfig({ backendType: launch.backendType, upstream: launch.upstream, logLevel: launch.logLevel, port });
   await writeFile(configFile, JSON.stringify(config, null, 2));
   const args = ['--config', configFile, '--host', '127.0.0.1', '--port', String(port)];
-  if (launch.entry !== undefined) return { entry: launch.entry, args, tsx: launch.entry.endsWith('.ts') };
+  if (launch.entry !== undefined) return { ...common, entry: launch.entry, args, tsx: launch.entry.endsWith('.ts') };
   const entry = launch.source === 'dist' ? here('../dist/cli.js') : here('../src/cli.ts');
-  return { entry, args, tsx: launch.source === 'src' };
+  return { ...common, entry, args, tsx: launch.source === 'src' };
 }
 
 export async function spawnTarget(name: string, launch: Launch, options: SpawnOptions): Promise<TargetProcess> {
   const port = await freePort();
-  const { entry, args, tsx } = await entryFor(name, launch, port);
-  const execArgv = [...(tsx ? ['--import', 'tsx'] : []), '--import', GUARD];
+  const { entry, args, tsx, preload, env, readyPath } = await entryFor(name, launch, port, {
+    BENCH_MAX_LIFETIME_MS: String(options.maxLifetimeMs),
+  });
+  const execArgv = [...preload.flatMap((file) => ['--import', file]), ...(tsx ? ['--import', 'tsx'] : []), '--import', GUARD];
   if (options.cpuProfDir !== undefined) {
     // One directory per target and node's own file names: a process with a loader thread (tsx)
     // writes one profile per thread, and the main thread's is the largest.
@@ -86,25 +119,30 @@ export async function spawnTarget(name: string, launch: Launch, options: SpawnOp
   }
   const child = fork(entry, args, {
     execArgv,
-    env: { ...process.env, BENCH_MAX_LIFETIME_MS: String(options.maxLifetimeMs) },
+    env,
     // Log lines go nowhere, as a service's log would be shipped away; stderr is kept for failures.
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let stderr = '';
+  let line = '';
+  let refusals = 0;
   child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-4000);
+    const text = chunk.toString('utf8');
+    stderr = (stderr + text).slice(-4000);
+    const lines = (line + text).split('\n');
+    line = lines.pop() ?? '';
+    refusals += lines.filter((l) => l.startsWith(REFUSED)).length;
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`${name}: did not start`);
 
-  // Ready when it answers GET /v1/models (the pass-through forwards it to the mock).
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`${name} exited before it was ready (${child.exitCode ?? child.signalCode}):\n${stderr}`);
     }
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/models`);
+      const res = await fetch(`http://127.0.0.1:${port}${readyPath}`);
       await res.arrayBuffer();
       if (res.ok) break;
     } catch {
@@ -157,6 +195,9 @@ export async function spawnTarget(name: string, launch: Launch, options: SpawnOp
       } catch {
         return false;
       }
+    },
+    networkRefusals() {
+      return refusals;
     },
     stop() {
       return new Promise((resolve) => {

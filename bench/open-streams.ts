@@ -2,8 +2,9 @@
  * Memory per open stream: a fresh server (after a short warm-up) at idle, then N concurrent slow
  * streams (1,000 by default; the mock paces its chunks, 250 ms apart by default, so every stream
  * stays open for some 16 s): the kernel's peak RSS (VmHWM, reset at idle and read from outside)
- * over the idle RSS, divided by N. Measured the same way for the pass-through (the floor), svir's
- * chat route and, when the build has it, svir's Responses route, one server at a time.
+ * over the idle RSS, divided by N. Measured the same way for the pass-through (the floor: fastify +
+ * @fastify/http-proxy), svir's chat route, svir's Responses route when the build has it, and for
+ * comparison the plain node:http pass-through and Portkey's gateway, one server at a time.
  *
  * The streams are only counted as concurrent if they were: the largest number open at once
  * (first body byte received, end not yet) is reported next to N.
@@ -13,7 +14,9 @@
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import { readOptions } from './options.js';
+import { readOptions, type Comparison } from './options.js';
+import { portkeyChatRoute } from './portkey.js';
+import { BARE_NODE, PASS_THROUGH, PORTKEY, SVIR_RESPONSES } from './report.js';
 import { CHAT_ROUTE, RESPONSES_ROUTE, type BenchRoute } from './routes.js';
 import { spawnTarget, type TargetProcess } from './target-process.js';
 
@@ -31,13 +34,15 @@ export interface OpenStreamsMeasure {
   failed: number;
   /** Seconds from the first request to the last stream's end. */
   seconds: number;
+  /** Connections or lookups beyond loopback the process tried and was refused (Portkey's guard). */
+  networkRefusals: number;
 }
 
 export interface OpenStreamsResult {
   streams: number;
   chunkDelayMs: number;
   chunks: number;
-  /** By target name: `pass-through`, `svir-openai`, `svir-responses` (absent: the build has no such route). */
+  /** By target name: `pass-through`, `svir-openai`, `svir-responses` (absent: the build has no such route), `bare-node`, `portkey`. */
   targets: Record<string, OpenStreamsMeasure>;
 }
 
@@ -67,7 +72,12 @@ function openStream(port: number, route: BenchRoute, agent: Agent, onOpen: () =>
         method: 'POST',
         path: route.path,
         agent,
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(route.body) },
+        headers: {
+          ...route.headers,
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          'content-length': Buffer.byteLength(route.body),
+        },
       },
       (res) => {
         let text = '';
@@ -154,6 +164,7 @@ export async function measureOpenStreams(target: TargetProcess, route: BenchRout
     peakSource: hwm === undefined ? 'maxrss' : 'vmhwm-reset',
     failed,
     seconds,
+    networkRefusals: target.networkRefusals(),
   };
 }
 
@@ -164,6 +175,8 @@ export async function runOpenStreamsBench(options: {
   svirFrom: 'dist' | 'src';
   svirEntry?: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Comparison targets measured after svir's. */
+  compare: readonly Comparison[];
 }): Promise<OpenStreamsResult> {
   const maxLifetimeMs = 600_000;
   const mock = await spawnTarget(
@@ -184,16 +197,23 @@ export async function runOpenStreamsBench(options: {
   try {
     // A fresh process for each measure: the idle figure is the server's own, not what an
     // earlier measure left behind.
+    const origin = `http://127.0.0.1:${mock.port}`;
     const plan: [string, () => Promise<TargetProcess>, BenchRoute][] = [
-      ['pass-through', () => spawnTarget('pass-through', { kind: 'serve', spec: { role: 'pass-through', upstream: `http://127.0.0.1:${mock.port}` } }, { maxLifetimeMs }), CHAT_ROUTE],
+      [PASS_THROUGH, () => spawnTarget(PASS_THROUGH, { kind: 'serve', spec: { role: 'pass-through', upstream: origin } }, { maxLifetimeMs }), CHAT_ROUTE],
       ['svir-openai', () => spawnTarget('svir-openai', svirLaunch, { maxLifetimeMs }), CHAT_ROUTE],
-      ['svir-responses', () => spawnTarget('svir-responses', svirLaunch, { maxLifetimeMs }), RESPONSES_ROUTE],
+      [SVIR_RESPONSES, () => spawnTarget(SVIR_RESPONSES, svirLaunch, { maxLifetimeMs }), RESPONSES_ROUTE],
     ];
+    if (options.compare.includes('bare-node')) {
+      plan.push([BARE_NODE, () => spawnTarget(BARE_NODE, { kind: 'serve', spec: { role: 'bare-node', upstream: origin } }, { maxLifetimeMs }), CHAT_ROUTE]);
+    }
+    if (options.compare.includes('portkey')) {
+      plan.push([PORTKEY, () => spawnTarget(PORTKEY, { kind: 'portkey' }, { maxLifetimeMs }), portkeyChatRoute(origin)]);
+    }
     for (const [name, spawn, route] of plan) {
       const target = await spawn();
       started.push(target);
       try {
-        if (route !== CHAT_ROUTE && !(await hasRoute(target.port, route))) {
+        if (route === RESPONSES_ROUTE && !(await hasRoute(target.port, route))) {
           process.stderr.write(`open streams: ${name} skipped (no ${route.path} in this build)\n`);
           continue;
         }
@@ -218,6 +238,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     svirFrom: options.svirFrom,
     svirEntry: options.svirEntry,
     logLevel: options.logLevel,
+    compare: options.compare,
   });
   console.log(JSON.stringify(result, null, 2));
 }

@@ -8,7 +8,13 @@ import { z } from 'zod';
 export const SECTIONS = ['load', 'sequential', 'normalizer', 'memory', 'streams'] as const;
 export type Section = (typeof SECTIONS)[number];
 
+/** Targets measured beside svir and the floor, for comparison only (`--compare`). */
+export const COMPARISONS = ['bare-node', 'portkey'] as const;
+export type Comparison = (typeof COMPARISONS)[number];
+
 const optionsSchema = z.object({
+  /** A short run: the defaults below shrink, and the streams section leaves the comparison targets out. */
+  quick: z.boolean(),
   durationS: z.coerce.number().positive(),
   rounds: z.coerce.number().int().positive(),
   connections: z.coerce.number().int().positive(),
@@ -26,6 +32,7 @@ const optionsSchema = z.object({
   /** The mock's delay between chunks in that measure. */
   streamDelayMs: z.coerce.number().nonnegative(),
   sections: z.array(z.enum(SECTIONS)).min(1),
+  compare: z.array(z.enum(COMPARISONS)),
   svirFrom: z.enum(['dist', 'src']),
   /** Another build's CLI to run as svir (a candidate change measured against the same floor). */
   svirEntry: z.string().optional(),
@@ -38,8 +45,9 @@ const optionsSchema = z.object({
 export type BenchOptions = z.infer<typeof optionsSchema>;
 
 const HELP = `npm run bench -- [flags]   (each flag also reads BENCH_<NAME>, e.g. BENCH_DURATION=3)
-  --quick               short run: 2 s x 1 round, 50 sequential samples, short micro and memory runs
-  --duration S          seconds per load run (10)            --rounds N       load rounds (3)
+  --quick               short run: 2 s x 1 round, 50 sequential samples, short micro runs, and the
+                        streams section without the comparison targets
+  --duration S          seconds per load run (10)            --rounds N       load rounds (4)
   --connections N       load connections (32)                --samples N      sequential samples (200)
   --warmup N            sequential warm-up requests (20)     --chunks N       answer chunks (64)
   --delay MS            mock delay between chunks (0)        --reasoning off|field|tags (off)
@@ -47,12 +55,19 @@ const HELP = `npm run bench -- [flags]   (each flag also reads BENCH_<NAME>, e.g
   --micro S             seconds per normalizer scenario (2)  --memory-mb N    image request body size (50)
   --streams N           concurrent slow streams (1000)       --stream-delay MS  their chunks' pacing (250)
   --only a,b            sections: load,sequential,normalizer,memory,streams (all)
+  --compare a,b|none    comparison targets beside svir and the floor: bare-node,portkey (both)
   --svir-from dist|src  run svir from the build (default) or the sources
   --svir-entry FILE     run this CLI file as svir instead (e.g. a patched copy of dist/cli.js)
   --candidate FILE      also run this CLI file (openai backend) as target candidate-openai
   --log-level L         svir's log level (info, its default)
   --profile             --cpu-prof the svir processes into <results>/profiles
   --results DIR         where JSON results go (bench/results)`;
+
+const listOf = (text: string): string[] =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
   const { values } = parseArgs({
@@ -73,6 +88,7 @@ export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Be
       streams: { type: 'string' },
       'stream-delay': { type: 'string' },
       only: { type: 'string' },
+      compare: { type: 'string' },
       'svir-from': { type: 'string' },
       'svir-entry': { type: 'string' },
       candidate: { type: 'string' },
@@ -90,8 +106,9 @@ export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Be
   const pick = (flag: string | undefined, envName: string, normal: string, short: string): string =>
     flag ?? env[`BENCH_${envName}`] ?? (quick ? short : normal);
   const parsed = optionsSchema.safeParse({
+    quick,
     durationS: pick(values.duration, 'DURATION', '10', '2'),
-    rounds: pick(values.rounds, 'ROUNDS', '3', '1'),
+    rounds: pick(values.rounds, 'ROUNDS', '4', '1'),
     connections: pick(values.connections, 'CONNECTIONS', '32', '32'),
     samples: pick(values.samples, 'SAMPLES', '200', '50'),
     warmup: pick(values.warmup, 'WARMUP', '20', '10'),
@@ -103,10 +120,8 @@ export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Be
     memoryBodyMb: pick(values['memory-mb'], 'MEMORY_MB', '50', '50'),
     streams: pick(values.streams, 'STREAMS', '1000', '1000'),
     streamDelayMs: pick(values['stream-delay'], 'STREAM_DELAY', '250', '250'),
-    sections: pick(values.only, 'ONLY', SECTIONS.join(','), SECTIONS.join(','))
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== ''),
+    sections: listOf(pick(values.only, 'ONLY', SECTIONS.join(','), SECTIONS.join(','))),
+    compare: listOf(pick(values.compare, 'COMPARE', COMPARISONS.join(','), COMPARISONS.join(','))).filter((c) => c !== 'none'),
     svirFrom: pick(values['svir-from'], 'SVIR_FROM', 'dist', 'dist'),
     svirEntry: values['svir-entry'] ?? env.BENCH_SVIR_ENTRY,
     candidate: values.candidate ?? env.BENCH_CANDIDATE,

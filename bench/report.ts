@@ -1,7 +1,9 @@
 /**
- * The benchmark's results: ratios against the direct mock and the pass-through, each target of
- * issue 15 (and the memory targets of issue 8) marked met or missed, a printed table, and the
- * JSON written to bench/results/.
+ * The benchmark's results: every target against the floor (the fastify + @fastify/http-proxy
+ * pass-through issue 15 names) and the direct mock, each target of issue 15 (and the memory
+ * targets of issue 8) marked met or missed for svir, Portkey and the plain node:http
+ * pass-through beside them for comparison, a printed table, and the JSON written to
+ * bench/results/.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -14,15 +16,28 @@ import type { LoadResult } from './load.js';
 import type { SequentialResult } from './sequential.js';
 
 export const DIRECT = 'direct';
+/** The floor of every ratio and target: fastify 5 + @fastify/http-proxy (pass-through.ts). */
 export const PASS_THROUGH = 'pass-through';
+/** Plain node:http + undici (bare-node.ts): beside the floor, for information. */
+export const BARE_NODE = 'bare-node';
+/** Portkey's gateway (portkey.ts): the comparison issue 15 names. */
+export const PORTKEY = 'portkey';
 export const SVIR_TARGETS = ['svir-openai', 'svir-llamacpp'] as const;
 /** svir's Responses route, the mock as an `openai` backend (when the build has the route). */
 export const SVIR_RESPONSES = 'svir-responses';
 /** A candidate build (`--candidate`), run with the mock as an `openai` backend next to the rest. */
 export const CANDIDATE = 'candidate-openai';
 
-/** The targets measured against the floor: every target but the mock itself and the pass-through. */
-function proxiesIn(report: { load?: Record<string, unknown>; sequential?: Record<string, unknown> }): string[] {
+/** Targets measured for comparison: ratios against the floor, no verdicts. */
+const COMPARED = new Set([BARE_NODE, PORTKEY]);
+
+/** Whether issue 15's targets apply to this target (svir's, a candidate's; not the floor, the mock or a comparison). */
+export function isSvirTarget(name: string): boolean {
+  return name !== DIRECT && name !== PASS_THROUGH && !COMPARED.has(name);
+}
+
+/** Every target set against the floor: all but the mock itself and the floor, in the order measured. */
+function againstFloor(report: { load?: Record<string, unknown>; sequential?: Record<string, unknown> }): string[] {
   const names = new Set([...Object.keys(report.load ?? {}), ...Object.keys(report.sequential ?? {})]);
   const found = [...names].filter((n) => n !== DIRECT && n !== PASS_THROUGH);
   return found.length > 0 ? found : [...SVIR_TARGETS];
@@ -46,6 +61,10 @@ export interface BenchReport {
   timestamp: string;
   machine: { cpus: number; cpuModel: string; node: string; platform: string };
   options: BenchOptions;
+  /** Installed versions of the floor's and the comparison targets' packages. */
+  versions?: Record<string, string>;
+  /** Per target process: connections or lookups beyond loopback refused (Portkey's must be 0). */
+  networkRefusals?: Record<string, number>;
   load?: Record<string, LoadSummary>;
   sequential?: Record<string, SequentialResult>;
   normalizer?: NormalizerResult;
@@ -102,12 +121,12 @@ function signedMs(x: number): string {
 
 function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
   const out: TargetCheck[] = [];
-  for (const svir of proxiesIn(report)) {
+  for (const svir of againstFloor(report).filter(isSvirTarget)) {
     const seq = report.sequential;
     const ttfb = seq?.[svir];
     const passTtfb = seq?.[PASS_THROUGH];
     out.push({
-      target: `TTFB ≤ pass-through + ${TTFB_DELTA_MS} ms`,
+      target: `TTFB ≤ floor + ${TTFB_DELTA_MS} ms`,
       subject: svir,
       measured: ttfb && passTtfb ? signedMs(ttfb.ttfbMedianMs - passTtfb.ttfbMedianMs) : '-',
       limit: `+${TTFB_DELTA_MS.toFixed(3)} ms`,
@@ -116,7 +135,7 @@ function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
     const r = report.ratios[svir]?.vsPassThrough;
     const rps = r?.requestsPerSec;
     out.push({
-      target: 'throughput ≥ 0.8 × pass-through',
+      target: 'requests/s ≥ 0.8 × floor',
       subject: svir,
       measured: rps === undefined ? '-' : `${rps.toFixed(3)}×`,
       limit: '≥ 0.800×',
@@ -124,7 +143,7 @@ function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
     });
     const p99 = r?.latencyP99;
     out.push({
-      target: 'p99 ≤ 1.3 × pass-through',
+      target: 'p99 ≤ 1.3 × floor',
       subject: svir,
       measured: p99 === undefined ? '-' : `${p99.toFixed(3)}×`,
       limit: '≤ 1.300×',
@@ -132,7 +151,7 @@ function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
     });
     const seqCpu = r?.cpuPerRequestSequential;
     out.push({
-      target: 'CPU/request ≤ 1.3 × pass-through (sequential)',
+      target: 'CPU/request ≤ 1.3 × floor (sequential)',
       subject: svir,
       measured: seqCpu === undefined ? '-' : `${seqCpu.toFixed(3)}×`,
       limit: '≤ 1.300×',
@@ -140,7 +159,7 @@ function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
     });
     const cpu = r?.cpuPerRequest;
     out.push({
-      target: 'CPU/request ≤ 1.3 × pass-through (load)',
+      target: 'CPU/request ≤ 1.3 × floor (load)',
       subject: svir,
       measured: cpu === undefined ? '-' : `${cpu.toFixed(3)}×`,
       limit: '≤ 1.300×',
@@ -150,10 +169,10 @@ function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
   const streams = report.openStreams?.targets;
   const floor = streams?.[PASS_THROUGH];
   for (const [name, measured] of Object.entries(streams ?? {})) {
-    if (name === PASS_THROUGH) continue;
+    if (!isSvirTarget(name)) continue;
     const ratio = floor === undefined || floor.perStreamBytes === 0 ? undefined : measured.perStreamBytes / floor.perStreamBytes;
     out.push({
-      target: `memory per open stream ≤ ${OPEN_STREAM_RATIO} × pass-through`,
+      target: `memory per open stream ≤ ${OPEN_STREAM_RATIO} × floor`,
       subject: name,
       measured: ratio === undefined ? '-' : `${ratio.toFixed(3)}× (${kb(measured.perStreamBytes)} KB)`,
       limit: `≤ ${OPEN_STREAM_RATIO.toFixed(3)}×`,
@@ -201,7 +220,7 @@ export function buildReport(parts: Omit<BenchReport, 'ratios' | 'targets' | 'tim
   const withRatios = {
     ...base,
     ratios: Object.fromEntries(
-      proxiesIn(base).map((svir) => [svir, { vsDirect: ratios(base, svir, DIRECT), vsPassThrough: ratios(base, svir, PASS_THROUGH) }]),
+      againstFloor(base).map((svir) => [svir, { vsDirect: ratios(base, svir, DIRECT), vsPassThrough: ratios(base, svir, PASS_THROUGH) }]),
     ),
   };
   return { ...withRatios, targets: checks(withRatios) };
@@ -227,6 +246,7 @@ export function formatReport(report: BenchReport): string {
     `load: ${o.connections} connections, ${o.durationS} s × ${o.rounds} rounds; sequential: median of ${o.samples}; ` +
       `mock: ${o.chunks} chunks, ${o.delayMs} ms apart, reasoning ${o.reasoning}, tools ${o.toolCalls ? 'on' : 'off'}`,
   );
+  out.push(describeTargets(report.versions ?? {}));
   if (report.load !== undefined) {
     out.push('', 'Load (medians over rounds; CPU of the target process)');
     out.push(
@@ -297,7 +317,7 @@ export function formatReport(report: BenchReport): string {
     out.push('', `Open streams: ${o.streams} at once, ${o.chunks} chunks ${o.chunkDelayMs} ms apart; peak RSS over idle ÷ streams`);
     out.push(
       table(
-        ['target', 'route', 'most open', 'idle MB', 'peak MB', 'KB/stream', '÷ pass-through', 'failed'],
+        ['target', 'route', 'most open', 'idle MB', 'peak MB', 'KB/stream', '÷ floor', 'failed'],
         Object.entries(o.targets).map(([name, t]) => [
           name,
           t.route,
@@ -311,20 +331,73 @@ export function formatReport(report: BenchReport): string {
       ),
     );
   }
+  const compared = againstFloor(report);
+  if (compared.length > 0 && (report.load !== undefined || report.sequential !== undefined || report.openStreams !== undefined)) {
+    out.push('', 'Against the floor (issue 15: each figure, then ÷ floor or Δ over the floor)');
+    out.push(table(['target', 'req/s', 'p99 ms', 'CPU µs/req load', 'CPU µs/req seq', 'TTFB ms', 'KB/open stream'], floorRows(report, compared)));
+  }
   const ratioRows = Object.entries(report.ratios).flatMap(([svir, r]) => [
     [svir, '÷ direct', ...ratioCells(r.vsDirect)],
-    [svir, '÷ pass-through', ...ratioCells(r.vsPassThrough)],
+    [svir, '÷ floor', ...ratioCells(r.vsPassThrough)],
   ]);
-  out.push('', 'Ratios');
+  out.push('', 'Ratios (floor = pass-through: fastify + @fastify/http-proxy)');
   out.push(table(['target', 'against', 'req/s', 'p50', 'p99', 'CPU/req load', 'CPU/req seq', 'TTFB', 'TTFB Δ ms'], ratioRows));
-  out.push('', 'Targets (issue 15; memory of issue 8)');
+  out.push('', 'Targets of issue 15 for svir, against the floor (memory of issue 8)');
   out.push(
     table(
       ['target', 'subject', 'measured', 'limit', 'verdict'],
       report.targets.map((t) => [t.target, t.subject, t.measured, t.limit, t.met === undefined ? 'not run' : t.met ? 'met' : 'MISSED']),
     ),
   );
+  const refusals = Object.entries(report.networkRefusals ?? {});
+  if (refusals.length > 0) {
+    out.push('', `Kept off the network (connections or lookups beyond loopback refused): ${refusals.map(([n, c]) => `${n} ${c}`).join(', ')}`);
+  }
   return out.join('\n');
+}
+
+/** Who the targets are, with the versions that make the floor and the comparisons. */
+export function describeTargets(versions: Record<string, string>): string {
+  const v = (name: string): string => versions[name] ?? '?';
+  return [
+    `floor = ${PASS_THROUGH}: fastify ${v('fastify')} + @fastify/http-proxy ${v('@fastify/http-proxy')} (reply-from ${v('@fastify/reply-from')}, undici ${v('undici')}); ` +
+      'every ratio and target divides by it',
+    `compared: ${BARE_NODE} (plain node:http + undici ${v('undici')}), ${PORTKEY} (@portkey-ai/gateway ${v('@portkey-ai/gateway')}, ` +
+      `@hono/node-server ${v('@hono/node-server')}); direct: the mock itself`,
+  ].join('\n');
+}
+
+/** One row per target: the figure itself and its ratio to the floor's (TTFB: the difference). */
+export function floorRows(report: Omit<BenchReport, 'ratios' | 'targets'>, names: readonly string[]): string[][] {
+  const floorLoad = report.load?.[PASS_THROUGH];
+  const floorSeq = report.sequential?.[PASS_THROUGH];
+  const floorStream = report.openStreams?.targets[PASS_THROUGH];
+  const cell = (value: number | undefined, floor: number | undefined, digits: number): string => {
+    if (value === undefined || !Number.isFinite(value)) return '-';
+    const shown = value.toFixed(digits);
+    return floor === undefined || !Number.isFinite(floor) || floor === 0 ? shown : `${shown} (${(value / floor).toFixed(3)}×)`;
+  };
+  const delta = (value: number | undefined, floor: number | undefined): string => {
+    if (value === undefined) return '-';
+    return floor === undefined ? ms(value) : `${ms(value)} (${signedMs(value - floor)})`;
+  };
+  const row = (name: string, isFloor: boolean): string[] => {
+    const l = report.load?.[name];
+    const s = report.sequential?.[name];
+    const m = report.openStreams?.targets[name];
+    // The floor's own row shows its figures alone.
+    const base = (x: number | undefined): number | undefined => (isFloor ? undefined : x);
+    return [
+      isFloor ? `${name} (floor)` : name,
+      cell(l?.requestsPerSec, base(floorLoad?.requestsPerSec), 0),
+      cell(l?.latencyP99Ms, base(floorLoad?.latencyP99Ms), 0),
+      cell(l?.cpuUsPerRequest, base(floorLoad?.cpuUsPerRequest), 0),
+      cell(s?.cpuUsPerRequest, base(floorSeq?.cpuUsPerRequest), 0),
+      isFloor ? (s === undefined ? '-' : ms(s.ttfbMedianMs)) : delta(s?.ttfbMedianMs, floorSeq?.ttfbMedianMs),
+      cell(m === undefined ? undefined : m.perStreamBytes / 1e3, base(floorStream === undefined ? undefined : floorStream.perStreamBytes / 1e3), 1),
+    ];
+  };
+  return [row(PASS_THROUGH, true), ...names.map((n) => row(n, false))];
 }
 
 function ratioCells(r: Record<string, number>): string[] {

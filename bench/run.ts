@@ -3,10 +3,12 @@
  * of its own (CPU time and RSS are read from inside each), load runs interleaved A B C D / D C B
  * A so the machine's drift cancels, then the table and the JSON in bench/results/.
  *
- * Targets: the mock directly (`direct`), the bare pass-through (the floor), svir with the mock
- * as an `openai` backend and as a `llamacpp` backend, and svir's Responses route when the build
- * has it. Loopback only; every child exits by itself after a bounded lifetime, and a watchdog
- * ends the whole run if it overstays.
+ * Targets: the mock directly (`direct`), the floor (`pass-through`: fastify + @fastify/http-proxy,
+ * as issue 15 names it), svir with the mock as an `openai` backend and as a `llamacpp` backend,
+ * svir's Responses route when the build has it, and for comparison (`--compare`) the plain
+ * node:http + undici pass-through (`bare-node`) and Portkey's gateway (`portkey`). Loopback
+ * only; every child exits by itself after a bounded lifetime, and a watchdog ends the whole run
+ * if it overstays.
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -15,7 +17,9 @@ import { runMemoryBench, type MemoryResult } from './memory-50mb.js';
 import { runNormalizerBench, type NormalizerResult } from './normalizer.js';
 import { hasRoute, runOpenStreamsBench, type OpenStreamsResult } from './open-streams.js';
 import { readOptions, type BenchOptions } from './options.js';
-import { buildReport, CANDIDATE, DIRECT, formatReport, PASS_THROUGH, SVIR_RESPONSES, writeReport, type LoadSummary } from './report.js';
+import { packageVersions } from './package-versions.js';
+import { portkeyChatRoute } from './portkey.js';
+import { BARE_NODE, buildReport, CANDIDATE, DIRECT, formatReport, PASS_THROUGH, PORTKEY, SVIR_RESPONSES, writeReport, type LoadSummary } from './report.js';
 import { CHAT_ROUTE, RESPONSES_ROUTE, type BenchRoute } from './routes.js';
 import { median, runSequential, type SequentialResult } from './sequential.js';
 import type { LoadResult } from './load.js';
@@ -30,14 +34,17 @@ interface Target {
 /** Load targets by name, in their order of the first round. */
 type Targets = Map<string, Target>;
 
+/** The comparison targets of the streams section: none in a quick run (each costs some 35 s there). */
+const streamsCompare = (o: BenchOptions): BenchOptions['compare'] => (o.quick ? [] : o.compare);
+
 /** A generous bound on the whole run, from its settings: past it the run is stopped. */
 function budgetMs(o: BenchOptions): number {
-  const count = o.candidate === undefined ? 5 : 6;
+  const count = 5 + o.compare.length + (o.candidate === undefined ? 0 : 1);
   const load = o.sections.includes('load') ? (o.rounds + 1) * count * (o.durationS + 5) * 1000 : 0;
   const seq = o.sections.includes('sequential') ? (o.samples + o.warmup) * count * 100 : 0;
   const micro = o.sections.includes('normalizer') ? o.microS * 3 * 4 * 1000 + 30_000 : 0;
   const memory = o.sections.includes('memory') ? 120_000 : 0;
-  const streams = o.sections.includes('streams') ? 3 * (60_000 + o.chunks * o.streamDelayMs * 2) : 0;
+  const streams = o.sections.includes('streams') ? (3 + streamsCompare(o).length) * (60_000 + o.chunks * o.streamDelayMs * 2) : 0;
   return 60_000 + load + seq + micro + memory + streams;
 }
 
@@ -53,6 +60,10 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
   const origin = `http://127.0.0.1:${mock.port}`;
   const pass = await spawnTarget(PASS_THROUGH, { kind: 'serve', spec: { role: 'pass-through', upstream: origin } }, { maxLifetimeMs, cpuProfDir });
   started.push(pass);
+  const bare = o.compare.includes('bare-node')
+    ? await spawnTarget(BARE_NODE, { kind: 'serve', spec: { role: 'bare-node', upstream: origin } }, { maxLifetimeMs, cpuProfDir })
+    : undefined;
+  if (bare !== undefined) started.push(bare);
   const svirOpenai = await spawnTarget(
     'svir-openai',
     { kind: 'svir', backendType: 'openai', upstream: `${origin}/v1/`, source: o.svirFrom, entry: o.svirEntry, logLevel: o.logLevel },
@@ -68,9 +79,10 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
   const targets: Targets = new Map([
     [DIRECT, { process: mock, route: CHAT_ROUTE }],
     [PASS_THROUGH, { process: pass, route: CHAT_ROUTE }],
-    ['svir-openai', { process: svirOpenai, route: CHAT_ROUTE }],
-    ['svir-llamacpp', { process: svirLlamacpp, route: CHAT_ROUTE }],
   ]);
+  if (bare !== undefined) targets.set(BARE_NODE, { process: bare, route: CHAT_ROUTE });
+  targets.set('svir-openai', { process: svirOpenai, route: CHAT_ROUTE });
+  targets.set('svir-llamacpp', { process: svirLlamacpp, route: CHAT_ROUTE });
   // The Responses route over the same chat pipeline, in the svir-openai process (its CPU time is
   // read around its own runs); a build without the route leaves it out.
   if (await hasRoute(svirOpenai.port, RESPONSES_ROUTE)) targets.set(SVIR_RESPONSES, { process: svirOpenai, route: RESPONSES_ROUTE });
@@ -83,6 +95,11 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
     );
     started.push(candidate);
     targets.set(CANDIDATE, { process: candidate, route: CHAT_ROUTE });
+  }
+  if (o.compare.includes('portkey')) {
+    const portkey = await spawnTarget(PORTKEY, { kind: 'portkey' }, { maxLifetimeMs, cpuProfDir });
+    started.push(portkey);
+    targets.set(PORTKEY, { process: portkey, route: portkeyChatRoute(origin) });
   }
   return targets;
 }
@@ -159,6 +176,11 @@ async function main(): Promise<void> {
   let normalizer: NormalizerResult | undefined;
   let memory: MemoryResult | undefined;
   let openStreams: OpenStreamsResult | undefined;
+  /** Portkey's refused attempts to leave loopback, over every process of it the run started. */
+  let portkeyRefusals: number | undefined;
+  const countRefusals = (processes: readonly TargetProcess[]): void => {
+    for (const p of processes) if (p.name === PORTKEY) portkeyRefusals = (portkeyRefusals ?? 0) + p.networkRefusals();
+  };
 
   try {
     if (o.sections.includes('load') || o.sections.includes('sequential')) {
@@ -199,6 +221,7 @@ async function main(): Promise<void> {
         sequential = Object.fromEntries(seq);
       }
       if (o.sections.includes('load')) load = await loadSection(o, targets, mock);
+      countRefusals(started);
       await Promise.all(started.splice(0).map((t) => t.stop()));
     }
     if (o.sections.includes('normalizer')) {
@@ -224,7 +247,10 @@ async function main(): Promise<void> {
         svirFrom: o.svirFrom,
         svirEntry: o.svirEntry,
         logLevel: o.logLevel,
+        compare: streamsCompare(o),
       });
+      const portkeyStreams = openStreams.targets[PORTKEY];
+      if (portkeyStreams !== undefined) portkeyRefusals = (portkeyRefusals ?? 0) + portkeyStreams.networkRefusals;
     }
   } finally {
     await Promise.all(started.map((t) => t.stop()));
@@ -232,6 +258,8 @@ async function main(): Promise<void> {
 
   const report = buildReport({
     options: o,
+    versions: packageVersions(),
+    ...(portkeyRefusals === undefined ? {} : { networkRefusals: { [PORTKEY]: portkeyRefusals } }),
     ...(load === undefined ? {} : { load }),
     ...(sequential === undefined ? {} : { sequential }),
     ...(normalizer === undefined ? {} : { normalizer }),

@@ -33,6 +33,7 @@ import type {
   ResponsesEvent,
 } from './response-object.js';
 import type { ToolOrigin } from './to-chat-tools.js';
+import { deltaPlace, encodeDelta, encodeResponsesEvent, type DeltaType } from './encode-responses-event.js';
 import { toResponseUsage } from './to-response-usage.js';
 
 export interface ResponsesTranslatorInit {
@@ -62,10 +63,18 @@ export interface ResponseError {
 export interface ResponsesTranslator {
   /** Events for one clean chunk; the first chunk opens the response (created, in_progress). */
   push(chunk: CleanChunk): ResponsesEvent[];
+  /** The same events as push, as their wire text (encodeResponsesEvent's bytes), built without event objects where it can. */
+  pushText(chunk: CleanChunk): string;
+  /** Reads one clean chunk into the response and makes no events (`stream: false`: only the final object is sent). */
+  fold(chunk: CleanChunk): void;
   /** The clean stream completed: the open item closes, then response.completed or response.incomplete. */
   finish(): ResponsesEvent[];
+  /** finish's events as their wire text. */
+  finishText(): string;
   /** The stream failed: the open item closes as incomplete, then response.failed with the error. */
   fail(error: ResponseError): ResponsesEvent[];
+  /** fail's events as their wire text. */
+  failText(error: ResponseError): string;
   /** Whether the response was opened (its first events produced). */
   started(): boolean;
   /** The response as it stands (a copy): the final one after finish or fail. */
@@ -81,12 +90,17 @@ interface OpenReasoning {
   index: number;
   id: string;
   text: string[];
+  /** deltaPlace of the summary part and of the reasoning_text part, made with the first text delta ('' before). */
+  summaryPlace: string;
+  contentPlace: string;
 }
 
 interface OpenPart {
   kind: 'text' | 'refusal';
   index: number;
   text: string[];
+  /** deltaPlace of the part, made with the first text delta ('' before). */
+  place: string;
 }
 
 interface OpenMessage {
@@ -107,9 +121,18 @@ interface OpenCall {
   name: string;
   namespace: string | undefined;
   args: string[];
+  /** deltaPlace of the call, made with the first text delta ('' before). */
+  place: string;
 }
 
 type OpenItem = OpenReasoning | OpenMessage | OpenCall;
+
+/**
+ * What the current call produces: event objects (push, finish, fail), their wire text
+ * (pushText, finishText, failText; no copies, since nothing outlives the serialization), or
+ * nothing (fold): the sequence numbers and the response advance alike in all three.
+ */
+type Output = 'events' | 'text' | 'none';
 
 /** svir sends no logprobs on /v1/responses; one shared empty list (it is only serialized). */
 const NO_LOGPROBS: readonly never[] = Object.freeze([]);
@@ -133,8 +156,10 @@ class Translator implements ResponsesTranslator {
   private status: ResponseObject['status'] = 'in_progress';
   private error: ResponseError | null = null;
   private completedAt: number | undefined;
-  /** The events being produced by the current call. */
-  private out: ResponsesEvent[] = [];
+  private mode: Output = 'events';
+  /** The events (mode `events`) or their text (mode `text`) of the current call. */
+  private events: ResponsesEvent[] = [];
+  private text = '';
 
   constructor(init: ResponsesTranslatorInit, deps: ResponsesTranslatorDeps) {
     this.init = init;
@@ -147,8 +172,70 @@ class Translator implements ResponsesTranslator {
   }
 
   push(chunk: CleanChunk): ResponsesEvent[] {
-    this.out = [];
-    if (this.ended) return this.out;
+    this.begin('events');
+    this.read(chunk);
+    return this.takeEvents();
+  }
+
+  pushText(chunk: CleanChunk): string {
+    this.begin('text');
+    this.read(chunk);
+    return this.takeText();
+  }
+
+  fold(chunk: CleanChunk): void {
+    this.begin('none');
+    this.read(chunk);
+  }
+
+  finish(): ResponsesEvent[] {
+    this.begin('events');
+    this.complete();
+    return this.takeEvents();
+  }
+
+  finishText(): string {
+    this.begin('text');
+    this.complete();
+    return this.takeText();
+  }
+
+  fail(error: ResponseError): ResponsesEvent[] {
+    this.begin('events');
+    this.failWith(error);
+    return this.takeEvents();
+  }
+
+  failText(error: ResponseError): string {
+    this.begin('text');
+    this.failWith(error);
+    return this.takeText();
+  }
+
+  response(): ResponseObject {
+    return this.snapshot(true);
+  }
+
+  private begin(mode: Output): void {
+    this.mode = mode;
+    this.events = [];
+    this.text = '';
+  }
+
+  private takeEvents(): ResponsesEvent[] {
+    const events = this.events;
+    this.events = [];
+    return events;
+  }
+
+  private takeText(): string {
+    const text = this.text;
+    this.text = '';
+    return text;
+  }
+
+  private read(chunk: CleanChunk): void {
+    if (this.ended) return;
     this.start();
     if (chunk.usage !== undefined) this.usage = chunk.usage;
     const choice = chunk.choices[0];
@@ -156,40 +243,36 @@ class Translator implements ResponsesTranslator {
       const delta = choice.delta;
       const reasoning = delta[this.init.reasoningField];
       if (typeof reasoning === 'string' && reasoning.length > 0) this.reasoning(reasoning);
-      if (typeof delta.content === 'string' && delta.content.length > 0) this.text('text', delta.content);
-      if (typeof delta.refusal === 'string' && delta.refusal.length > 0) this.text('refusal', delta.refusal);
+      if (typeof delta.content === 'string' && delta.content.length > 0) this.message('text', delta.content);
+      if (typeof delta.refusal === 'string' && delta.refusal.length > 0) this.message('refusal', delta.refusal);
       for (const piece of delta.tool_calls ?? []) this.call(piece.index, piece.id, piece.function.name, piece.function.arguments);
       if (choice.finish_reason !== null) this.finishReason = choice.finish_reason;
     }
-    return this.out;
   }
 
-  finish(): ResponsesEvent[] {
-    this.out = [];
-    if (this.ended) return this.out;
+  private complete(): void {
+    if (this.ended) return;
     this.start();
     const cut = this.finishReason === undefined ? undefined : CUT_REASONS[this.finishReason];
     this.close(cut === undefined ? 'completed' : 'incomplete');
     this.ended = true;
     this.status = cut === undefined ? 'completed' : 'incomplete';
     if (cut === undefined) this.completedAt = Math.floor(this.deps.now() / 1000);
-    this.emit(cut === undefined ? 'response.completed' : 'response.incomplete', { response: this.response() });
-    return this.out;
+    this.emitResponse(cut === undefined ? 'response.completed' : 'response.incomplete');
   }
 
-  fail(error: ResponseError): ResponsesEvent[] {
-    this.out = [];
-    if (this.ended) return this.out;
+  private failWith(error: ResponseError): void {
+    if (this.ended) return;
     this.start();
     this.close('incomplete');
     this.ended = true;
     this.status = 'failed';
     this.error = { code: error.code, message: error.message };
-    this.emit('response.failed', { response: this.response() });
-    return this.out;
+    this.emitResponse('response.failed');
   }
 
-  response(): ResponseObject {
+  /** The response object; `copy` false shares the translator's own items (to serialize only). */
+  private snapshot(copy: boolean): ResponseObject {
     const cut = this.status === 'incomplete' && this.finishReason !== undefined ? CUT_REASONS[this.finishReason] : undefined;
     const response: ResponseObject = {
       id: this.init.id,
@@ -197,10 +280,10 @@ class Translator implements ResponsesTranslator {
       created_at: this.createdAt,
       status: this.status,
       model: this.init.model,
-      output: this.output.map(copyItem),
+      output: copy ? this.output.map(copyItem) : this.output,
       error: this.error === null ? null : { ...this.error },
       incomplete_details: cut === undefined ? null : { reason: cut },
-      ...structuredClone(this.init.echo),
+      ...(copy ? structuredClone(this.init.echo) : this.init.echo),
     };
     if (this.completedAt !== undefined) response.completed_at = this.completedAt;
     if (this.usage !== undefined && this.ended) response.usage = toResponseUsage(this.usage);
@@ -208,75 +291,104 @@ class Translator implements ResponsesTranslator {
   }
 
   private emit(type: string, fields: Record<string, unknown>): void {
-    this.out.push({ type, sequence_number: this.sequence++, ...fields });
+    const event: ResponsesEvent = { type, sequence_number: this.sequence++, ...fields };
+    if (this.mode === 'events') this.events.push(event);
+    else if (this.mode === 'text') this.text += encodeResponsesEvent(event);
+  }
+
+  /** created, in_progress and the terminal events carry the whole response. */
+  private emitResponse(type: string): void {
+    if (this.mode === 'none') this.sequence++;
+    else this.emit(type, { response: this.snapshot(this.mode === 'events') });
+  }
+
+  private delta(type: DeltaType, place: string, delta: string): void {
+    this.text += encodeDelta(type, this.sequence++, place, delta);
   }
 
   private start(): void {
     if (this.opened) return;
     this.opened = true;
-    this.emit('response.created', { response: this.response() });
-    this.emit('response.in_progress', { response: this.response() });
+    this.emitResponse('response.created');
+    this.emitResponse('response.in_progress');
   }
 
   private reasoning(text: string): void {
     let item = this.open;
     if (item?.kind !== 'reasoning') {
       this.close('completed');
-      item = { kind: 'reasoning', index: this.output.length, id: this.deps.makeItemId('rs'), text: [] };
+      const index = this.output.length;
+      const id = this.deps.makeItemId('rs');
+      item = { kind: 'reasoning', index, id, text: [], summaryPlace: '', contentPlace: '' };
       this.open = item;
-      const at = { item_id: item.id, output_index: item.index };
-      this.emit('response.output_item.added', {
-        output_index: item.index,
-        item: { id: item.id, type: 'reasoning', status: 'in_progress', summary: [], content: [] },
-      });
-      this.emit('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } });
-      this.emit('response.content_part.added', { ...at, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+      if (this.mode !== 'none') {
+        const at = { item_id: id, output_index: index };
+        this.emit('response.output_item.added', { output_index: index, item: { id, type: 'reasoning', status: 'in_progress', summary: [], content: [] } });
+        this.emit('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } });
+        this.emit('response.content_part.added', { ...at, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+      } else {
+        this.sequence += 3;
+      }
     }
     item.text.push(text);
-    // The deltas are the hot path (one or two events per token): built as plain literals.
-    this.out.push(
-      { type: 'response.reasoning_summary_text.delta', sequence_number: this.sequence++, item_id: item.id, output_index: item.index, summary_index: 0, delta: text },
-      { type: 'response.reasoning_text.delta', sequence_number: this.sequence++, item_id: item.id, output_index: item.index, content_index: 0, delta: text },
-    );
+    if (this.mode === 'text') {
+      // The hot path (two events per token): no event objects.
+      if (item.summaryPlace === '') {
+        item.summaryPlace = deltaPlace(item.id, item.index, { key: 'summary_index', value: 0 });
+        item.contentPlace = deltaPlace(item.id, item.index, { key: 'content_index', value: 0 });
+      }
+      this.delta('response.reasoning_summary_text.delta', item.summaryPlace, text);
+      this.delta('response.reasoning_text.delta', item.contentPlace, text);
+    } else if (this.mode === 'events') {
+      this.events.push(
+        { type: 'response.reasoning_summary_text.delta', sequence_number: this.sequence++, item_id: item.id, output_index: item.index, summary_index: 0, delta: text },
+        { type: 'response.reasoning_text.delta', sequence_number: this.sequence++, item_id: item.id, output_index: item.index, content_index: 0, delta: text },
+      );
+    } else {
+      this.sequence += 2;
+    }
   }
 
-  private text(kind: 'text' | 'refusal', text: string): void {
+  private message(kind: 'text' | 'refusal', text: string): void {
     let item = this.open;
     if (item?.kind !== 'message') {
       this.close('completed');
       item = { kind: 'message', index: this.output.length, id: this.deps.makeItemId('msg'), parts: [], part: undefined };
       this.open = item;
-      this.emit('response.output_item.added', {
-        output_index: item.index,
-        item: { id: item.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] },
-      });
+      if (this.mode === 'none') this.sequence++;
+      else this.emit('response.output_item.added', { output_index: item.index, item: { id: item.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
     }
     let part = item.part;
     if (part?.kind !== kind) {
       this.closePart(item);
-      part = { kind, index: item.parts.length, text: [] };
+      const index = item.parts.length;
+      part = { kind, index, text: [], place: '' };
       item.part = part;
-      this.emit('response.content_part.added', {
-        item_id: item.id,
-        output_index: item.index,
-        content_index: part.index,
-        part: kind === 'text' ? { type: 'output_text', text: '', annotations: [] } : { type: 'refusal', refusal: '' },
-      });
+      if (this.mode === 'none') this.sequence++;
+      else {
+        this.emit('response.content_part.added', {
+          item_id: item.id,
+          output_index: item.index,
+          content_index: index,
+          part: kind === 'text' ? { type: 'output_text', text: '', annotations: [] } : { type: 'refusal', refusal: '' },
+        });
+      }
     }
     part.text.push(text);
-    const sequence = this.sequence++;
-    if (kind === 'text') {
-      this.out.push({
-        type: 'response.output_text.delta',
-        sequence_number: sequence,
-        item_id: item.id,
-        output_index: item.index,
-        content_index: part.index,
-        delta: text,
-        logprobs: NO_LOGPROBS,
-      });
+    const type = kind === 'text' ? 'response.output_text.delta' : 'response.refusal.delta';
+    if (this.mode === 'text') {
+      // The hot path (one event per token): no event object.
+      if (part.place === '') part.place = deltaPlace(item.id, item.index, { key: 'content_index', value: part.index });
+      this.delta(type, part.place, text);
+    } else if (this.mode === 'events') {
+      const sequence = this.sequence++;
+      if (kind === 'text') {
+        this.events.push({ type, sequence_number: sequence, item_id: item.id, output_index: item.index, content_index: part.index, delta: text, logprobs: NO_LOGPROBS });
+      } else {
+        this.events.push({ type, sequence_number: sequence, item_id: item.id, output_index: item.index, content_index: part.index, delta: text });
+      }
     } else {
-      this.out.push({ type: 'response.refusal.delta', sequence_number: sequence, item_id: item.id, output_index: item.index, content_index: part.index, delta: text });
+      this.sequence++;
     }
   }
 
@@ -286,22 +398,33 @@ class Translator implements ResponsesTranslator {
       this.close('completed');
       const chatName = name ?? '';
       const origin = this.init.origins.get(chatName);
+      const index = this.output.length;
+      const id = this.deps.makeItemId('fc');
       item = {
         kind: 'call',
-        index: this.output.length,
-        id: this.deps.makeItemId('fc'),
+        index,
+        id,
         chatIndex,
         callId: callId ?? '',
         name: origin?.name ?? chatName,
         namespace: origin?.namespace,
         args: [],
+        place: '',
       };
       this.open = item;
-      this.emit('response.output_item.added', { output_index: item.index, item: callItem(item, 'in_progress', '') });
+      if (this.mode === 'none') this.sequence++;
+      else this.emit('response.output_item.added', { output_index: index, item: callItem(item, 'in_progress', '') });
     }
     if (args.length === 0) return;
     item.args.push(args);
-    this.out.push({ type: 'response.function_call_arguments.delta', sequence_number: this.sequence++, item_id: item.id, output_index: item.index, delta: args });
+    if (this.mode === 'text') {
+      if (item.place === '') item.place = deltaPlace(item.id, item.index);
+      this.delta('response.function_call_arguments.delta', item.place, args);
+    } else if (this.mode === 'events') {
+      this.events.push({ type: 'response.function_call_arguments.delta', sequence_number: this.sequence++, item_id: item.id, output_index: item.index, delta: args });
+    } else {
+      this.sequence++;
+    }
   }
 
   private closePart(item: OpenMessage): void {
@@ -309,17 +432,16 @@ class Translator implements ResponsesTranslator {
     if (part === undefined) return;
     item.part = undefined;
     const text = part.text.join('');
-    const at = { item_id: item.id, output_index: item.index, content_index: part.index };
-    let done: OutputTextPart | RefusalPart;
-    if (part.kind === 'text') {
-      done = { type: 'output_text', text, annotations: [] };
-      this.emit('response.output_text.done', { ...at, text, logprobs: [] });
-    } else {
-      done = { type: 'refusal', refusal: text };
-      this.emit('response.refusal.done', { ...at, refusal: text });
-    }
-    this.emit('response.content_part.done', { ...at, part: { ...done } });
+    const done: OutputTextPart | RefusalPart = part.kind === 'text' ? { type: 'output_text', text, annotations: [] } : { type: 'refusal', refusal: text };
     item.parts.push(done);
+    if (this.mode === 'none') {
+      this.sequence += 2;
+      return;
+    }
+    const at = { item_id: item.id, output_index: item.index, content_index: part.index };
+    if (part.kind === 'text') this.emit('response.output_text.done', { ...at, text, logprobs: [] });
+    else this.emit('response.refusal.done', { ...at, refusal: text });
+    this.emit('response.content_part.done', { ...at, part: { ...done } });
   }
 
   /** Closes the open item with its done events; it joins the output. */
@@ -327,14 +449,19 @@ class Translator implements ResponsesTranslator {
     const item = this.open;
     if (item === undefined) return;
     this.open = undefined;
+    const events = this.mode !== 'none';
     let done: OutputItem;
     if (item.kind === 'reasoning') {
       const text = item.text.join('');
-      const at = { item_id: item.id, output_index: item.index };
-      this.emit('response.reasoning_summary_text.done', { ...at, summary_index: 0, text });
-      this.emit('response.reasoning_summary_part.done', { ...at, summary_index: 0, part: { type: 'summary_text', text } });
-      this.emit('response.reasoning_text.done', { ...at, content_index: 0, text });
-      this.emit('response.content_part.done', { ...at, content_index: 0, part: { type: 'reasoning_text', text } });
+      if (events) {
+        const at = { item_id: item.id, output_index: item.index };
+        this.emit('response.reasoning_summary_text.done', { ...at, summary_index: 0, text });
+        this.emit('response.reasoning_summary_part.done', { ...at, summary_index: 0, part: { type: 'summary_text', text } });
+        this.emit('response.reasoning_text.done', { ...at, content_index: 0, text });
+        this.emit('response.content_part.done', { ...at, content_index: 0, part: { type: 'reasoning_text', text } });
+      } else {
+        this.sequence += 4;
+      }
       const reasoning: ReasoningOutputItem = {
         id: item.id,
         type: 'reasoning',
@@ -349,11 +476,13 @@ class Translator implements ResponsesTranslator {
       done = message;
     } else {
       const args = item.args.join('');
-      this.emit('response.function_call_arguments.done', { item_id: item.id, output_index: item.index, name: item.name, arguments: args });
+      if (events) this.emit('response.function_call_arguments.done', { item_id: item.id, output_index: item.index, name: item.name, arguments: args });
+      else this.sequence++;
       done = callItem(item, status, args);
     }
     this.output.push(done);
-    this.emit('response.output_item.done', { output_index: item.index, item: copyItem(done) });
+    if (events) this.emit('response.output_item.done', { output_index: item.index, item: this.mode === 'events' ? copyItem(done) : done });
+    else this.sequence++;
   }
 }
 

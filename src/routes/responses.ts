@@ -16,7 +16,6 @@ import { z } from 'zod';
 import { SvirError } from '../errors.js';
 import { createResponsesTranslator } from '../responses/create-responses-translator.js';
 import { echoRequest } from '../responses/echo-request.js';
-import { encodeResponsesEvent } from '../responses/encode-responses-event.js';
 import type { InputItem } from '../responses/input-item.js';
 import { readInputItems } from '../responses/read-input-items.js';
 import { resolveInputItems } from '../responses/resolve-input-items.js';
@@ -95,10 +94,13 @@ function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
       },
       { makeItemId: (kind) => deps.makeResponsesId(kind), now: deps.now },
     );
-  const keep = (response: ResponseObject): void => {
-    if (request.store === false) return;
-    store.put({ response, input: withItemIds(input, (kind) => deps.makeResponsesId(kind)), output: outputAsInput(response) });
-  };
+  // `store: false`: nothing is kept, and no final response object is made for it.
+  const keep =
+    request.store === false
+      ? undefined
+      : (response: ResponseObject): void => {
+          store.put({ response, input: withItemIds(input, (kind) => deps.makeResponsesId(kind)), output: outputAsInput(response) });
+        };
 
   const chat = chatRoute(deps, translated.chat, responsesSender(makeTranslator, keep));
   return {
@@ -118,11 +120,8 @@ function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
     // fails in Responses events, never a chat error event.
     lateError(err) {
       const translator = makeTranslator();
-      const text = translator
-        .fail(failureOf(err))
-        .map(encodeResponsesEvent)
-        .join('');
-      keep(translator.response());
+      const text = translator.failText(failureOf(err));
+      keep?.(translator.response());
       return text;
     },
   };

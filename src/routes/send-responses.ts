@@ -11,17 +11,10 @@
  */
 import { toErrorResponse } from '../errors.js';
 import type { ResponsesTranslator } from '../responses/create-responses-translator.js';
-import { encodeResponsesEvent } from '../responses/encode-responses-event.js';
-import type { ResponseObject, ResponsesEvent } from '../responses/response-object.js';
+import type { ResponseObject } from '../responses/response-object.js';
 import type { ChatSendArgs, ChatSender } from './chat-completions.js';
 import { readFoldedSteps } from './send-completion.js';
 import { sendSteps } from './send-stream.js';
-
-function encodeAll(events: readonly ResponsesEvent[]): string {
-  let text = '';
-  for (const event of events) text += encodeResponsesEvent(event);
-  return text;
-}
 
 /** The fields of svir's error a `response.failed` carries (Codex reads `code`). */
 export function failureOf(err: unknown): { code: string | null; message: string } {
@@ -31,31 +24,32 @@ export function failureOf(err: unknown): { code: string | null; message: string 
 
 /**
  * A fresh translator per attempt: a `stream: false` attempt that failed part-way (and is sent
- * to the next backend) leaves nothing behind in the next one's response.
+ * to the next backend) leaves nothing behind in the next one's response. Without `onEnd`
+ * (`store: false`) no final response object is made for a stream.
  */
-export function responsesSender(makeTranslator: () => ResponsesTranslator, onEnd: (response: ResponseObject) => void): ChatSender {
+export function responsesSender(makeTranslator: () => ResponsesTranslator, onEnd: ((response: ResponseObject) => void) | undefined): ChatSender {
   return (args) =>
     args.chat.stream === true ? sendEvents(args, makeTranslator(), onEnd) : sendObject(args, makeTranslator(), onEnd);
 }
 
-function sendEvents(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: (response: ResponseObject) => void): Promise<void> {
+function sendEvents(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: ((response: ResponseObject) => void) | undefined): Promise<void> {
   return sendSteps(args, {
     chunks(chunks) {
       let text = '';
-      for (const chunk of chunks) text += encodeAll(translator.push(chunk));
+      for (const chunk of chunks) text += translator.pushText(chunk);
       return text;
     },
-    done: () => encodeAll(translator.finish()),
+    done: () => translator.finishText(),
     // After the first event: response.failed (an upstream error, shutdown, a deadline, a bug).
-    failed: (err) => encodeAll(translator.fail(failureOf(err))),
-    ended: () => onEnd(translator.response()),
+    failed: (err) => translator.failText(failureOf(err)),
+    ended: onEnd === undefined ? undefined : () => onEnd(translator.response()),
   });
 }
 
-async function sendObject(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: (response: ResponseObject) => void): Promise<void> {
-  await readFoldedSteps(args, (chunk) => translator.push(chunk));
+async function sendObject(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: ((response: ResponseObject) => void) | undefined): Promise<void> {
+  await readFoldedSteps(args, (chunk) => translator.fold(chunk));
   translator.finish();
   const response = translator.response();
-  onEnd(response);
+  onEnd?.(response);
   await args.reply.code(200).type('application/json; charset=utf-8').send(response);
 }

@@ -20,12 +20,54 @@ import { expectResponsesStream } from './expect-responses-stream.js';
 
 const NOW = 1_750_000_000_000;
 
+/** Each translator's maker, so that a test's chunks can be run again through a twin in another output mode. */
+const makers = new WeakMap<ResponsesTranslator, () => ResponsesTranslator>();
+
 function translator(origins: ReadonlyMap<string, ToolOrigin> = new Map(), reasoningField = 'reasoning_content'): ResponsesTranslator {
-  const counters = { msg: 0, rs: 0, fc: 0 };
-  return createResponsesTranslator(
-    { id: 'resp_1', model: 'client-model', echo: echoRequest(responsesRequestSchema.parse({ model: 'client-model', input: 'x' })), origins, reasoningField },
-    { makeItemId: (kind) => `${kind}_${++counters[kind]}`, now: () => NOW },
-  );
+  const make = (): ResponsesTranslator => {
+    const counters = { msg: 0, rs: 0, fc: 0 };
+    return createResponsesTranslator(
+      { id: 'resp_1', model: 'client-model', echo: echoRequest(responsesRequestSchema.parse({ model: 'client-model', input: 'x' })), origins, reasoningField },
+      { makeItemId: (kind) => `${kind}_${++counters[kind]}`, now: () => NOW },
+    );
+  };
+  const t = make();
+  makers.set(t, make);
+  return t;
+}
+
+function twin(t: ResponsesTranslator): ResponsesTranslator {
+  const make = makers.get(t);
+  if (make === undefined) throw new Error('not made by translator()');
+  return make();
+}
+
+function encodeAll(events: readonly ResponsesEvent[]): string {
+  return events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+}
+
+/**
+ * The same chunks through the text output (the stream's bytes, hand-encoded deltas) and the
+ * fold (no events, stream: false): the text is the events' JSON.stringify bytes, and all three
+ * end with the same response.
+ */
+function expectSameInEveryMode(
+  t: ResponsesTranslator,
+  chunks: readonly CleanChunk[],
+  events: readonly ResponsesEvent[],
+  failure?: { code: string | null; message: string },
+): void {
+  const text = twin(t);
+  let wire = '';
+  for (const c of chunks) wire += text.pushText(c);
+  wire += failure === undefined ? text.finishText() : text.failText(failure);
+  expect(wire).toBe(encodeAll(events));
+  const folded = twin(t);
+  for (const c of chunks) folded.fold(c);
+  if (failure === undefined) folded.finish();
+  else folded.fail(failure);
+  expect(folded.response()).toEqual(t.response());
+  expect(text.response()).toEqual(t.response());
 }
 
 function chunk(delta: CleanDelta, finish: FinishReason | null = null): CleanChunk {
@@ -37,8 +79,9 @@ function usageChunk(usage: Usage): CleanChunk {
 }
 
 function run(chunks: readonly CleanChunk[], t = translator()): ResponsesEvent[] {
-  const events = chunks.flatMap((c) => t.push(c));
-  return [...events, ...t.finish()];
+  const events = [...chunks.flatMap((c) => t.push(c)), ...t.finish()];
+  expectSameInEveryMode(t, chunks, events);
+  return events;
 }
 
 function shape(events: readonly ResponsesEvent[]): string[] {
@@ -228,8 +271,10 @@ describe('event sequences', () => {
 
   it('a failure after the first event: open items close as incomplete, then response.failed with the error', () => {
     const t = translator();
-    const events = [...t.push(chunk({ role: 'assistant', content: 'Hal' })), ...t.fail({ code: 'context_length_exceeded', message: 'maximum context length' })];
+    const failure = { code: 'context_length_exceeded', message: 'maximum context length' };
+    const events = [...t.push(chunk({ role: 'assistant', content: 'Hal' })), ...t.fail(failure)];
     expectResponsesStream(events);
+    expectSameInEveryMode(t, [chunk({ role: 'assistant', content: 'Hal' })], events, failure);
     expect(shape(events).slice(-4)).toEqual(['output_text.done', 'content_part.done', 'output_item.done', 'failed']);
     expect(events[events.length - 1]?.['response']).toMatchObject({
       status: 'failed',
@@ -237,7 +282,9 @@ describe('event sequences', () => {
       output: [{ type: 'message', status: 'incomplete' }],
     });
     expect(t.push(chunk({ content: 'late' }))).toEqual([]);
+    expect(t.pushText(chunk({ content: 'late' }))).toBe('');
     expect(t.finish()).toEqual([]);
+    expect(t.failText(failure)).toBe('');
   });
 
   it('an answer with nothing in it is still a whole response', () => {
@@ -259,10 +306,28 @@ describe('event sequences', () => {
     for (const kind of ['response.reasoning_summary_text.delta', 'response.reasoning_text.delta', 'response.output_text.delta', 'response.refusal.delta', 'response.function_call_arguments.delta']) {
       expect(kinds.has(kind), kind).toBe(true);
     }
+    // run() has compared the text output (deltas written without event objects) with these.
     for (const event of events) expect(encodeResponsesEvent(event)).toBe(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-    // An event the fast path does not know the shape of is written whole.
-    const odd = { type: 'response.output_text.delta', sequence_number: 1, item_id: 'm', output_index: 0, content_index: 0, delta: 'x', logprobs: [{ token: 'x', logprob: 0 }] };
-    expect(encodeResponsesEvent(odd)).toBe(`event: ${odd.type}\ndata: ${JSON.stringify(odd)}\n\n`);
+  });
+
+  it('an item opened by push and continued by pushText writes the same bytes as the events', () => {
+    const chunks = [
+      chunk({ role: 'assistant', reasoning_content: 'r1' }),
+      chunk({ reasoning_content: 'r2' }),
+      chunk({ content: 'a' }),
+      chunk({ content: 'b' }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '}' } }] }),
+      chunk({}, 'tool_calls'),
+    ];
+    const events = run(chunks);
+    const mixed = translator();
+    let wire = '';
+    chunks.forEach((c, i) => {
+      wire += i % 2 === 0 ? encodeAll(mixed.push(c)) : mixed.pushText(c);
+    });
+    wire += mixed.finishText();
+    expect(wire).toBe(encodeAll(events));
   });
 
   it('each event is one `event:` line and one `data:` line', () => {
@@ -282,8 +347,11 @@ function eventsOf(pieces: readonly Uint8Array[] | undefined, fixture: (typeof fi
   const outcome = runLoadedFixture(fixture, pieces);
   const t = translator(new Map(), fixture.spec.ctx?.reasoningField ?? 'reasoning_content');
   const events = outcome.chunks.flatMap((c) => t.push(c));
-  if (outcome.error !== null) events.push(...t.fail({ code: outcome.error.code, message: outcome.error.message }));
+  const failure = outcome.error === null ? undefined : { code: outcome.error.code, message: outcome.error.message };
+  if (failure !== undefined) events.push(...t.fail(failure));
   else events.push(...t.finish());
+  // The stream's own bytes (hand-encoded deltas) are these events' JSON.stringify, at every split.
+  expectSameInEveryMode(t, outcome.chunks, events, failure);
   return events;
 }
 

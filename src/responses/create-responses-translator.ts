@@ -33,7 +33,14 @@ import type {
   ResponsesEvent,
 } from './response-object.js';
 import type { ToolOrigin } from './to-chat-tools.js';
-import { deltaPlace, encodeDelta, encodeResponsesEvent, type DeltaType } from './encode-responses-event.js';
+import {
+  deltaPlace,
+  encodeDelta,
+  encodeResponseEvent,
+  encodeResponsesEvent,
+  type DeltaType,
+  type ResponseEventType,
+} from './encode-responses-event.js';
 import { toResponseUsage } from './to-response-usage.js';
 
 export interface ResponsesTranslatorInit {
@@ -297,9 +304,10 @@ class Translator implements ResponsesTranslator {
   }
 
   /** created, in_progress and the terminal events carry the whole response. */
-  private emitResponse(type: string): void {
-    if (this.mode === 'none') this.sequence++;
-    else this.emit(type, { response: this.snapshot(this.mode === 'events') });
+  private emitResponse(type: ResponseEventType): void {
+    if (this.mode === 'events') this.emit(type, { response: this.snapshot(true) });
+    else if (this.mode === 'text') this.text += encodeResponseEvent(type, this.sequence++, JSON.stringify(this.snapshot(false)));
+    else this.sequence++;
   }
 
   private delta(type: DeltaType, place: string, delta: string): void {
@@ -309,6 +317,13 @@ class Translator implements ResponsesTranslator {
   private start(): void {
     if (this.opened) return;
     this.opened = true;
+    if (this.mode === 'text') {
+      // Both carry the same response (nothing is in it yet): serialized once.
+      const response = JSON.stringify(this.snapshot(false));
+      this.text += encodeResponseEvent('response.created', this.sequence++, response);
+      this.text += encodeResponseEvent('response.in_progress', this.sequence++, response);
+      return;
+    }
     this.emitResponse('response.created');
     this.emitResponse('response.in_progress');
   }

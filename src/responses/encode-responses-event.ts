@@ -48,3 +48,10 @@ const TEXT_TAIL = ',"logprobs":[]}\n\n';
 export function encodeDelta(type: DeltaType, sequence: number, place: string, delta: string): string {
   return `${HEADS[type]}${sequence}${place}${JSON.stringify(delta)}${type === 'response.output_text.delta' ? TEXT_TAIL : '}\n\n'}`;
 }
+
+export type ResponseEventType = 'response.created' | 'response.in_progress' | 'response.completed' | 'response.incomplete' | 'response.failed';
+
+/** An event that carries the whole response, given as its JSON. */
+export function encodeResponseEvent(type: ResponseEventType, sequence: number, response: string): string {
+  return `event: ${type}\ndata: {"type":"${type}","sequence_number":${sequence},"response":${response}}\n\n`;
+}

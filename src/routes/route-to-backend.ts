@@ -295,7 +295,7 @@ async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCan
     // Comments only fit a stream: a `stream: false` client waits for one JSON body.
     keepaliveMs: route.stream ? state.config.server.keepaliveMs : 0,
     onKeepalive: () => sendKeepalive(reply),
-    parent: abort.signal,
+    controller: abort,
   });
   try {
     recorder.upstreamSent();

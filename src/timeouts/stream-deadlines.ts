@@ -9,6 +9,11 @@
  * aborts with a SvirError `upstream_timeout` (504): the route answers it as an HTTP error when
  * nothing was sent yet, as an error event inside the stream otherwise.
  *
+ * The deadlines abort the request's own controller (the one the client's leave and shutdown
+ * abort) rather than a controller of their own chained to it: an AbortSignal costs a few µs to
+ * create and more to collect, on every request. A passed deadline is never retried elsewhere
+ * (both are `retryable: false`), so the request's signal may well end with it.
+ *
  * While the first token is awaited longer than `keepaliveMs`, `onKeepalive` fires every
  * `keepaliveMs`: the route may commit the stream and send a `: keepalive` comment so clients
  * with their own read timeout do not give up during a long prompt.
@@ -26,14 +31,17 @@ export interface StreamDeadlinesOptions {
   /** 0: never. */
   keepaliveMs: number;
   onKeepalive?: () => void;
-  /** Aborts the deadlines' signal too (the client went away), with the parent's reason. */
-  parent?: AbortSignal;
+  /**
+   * The request's controller: a passed deadline aborts it, and its abort by anyone else (the
+   * client went away, shutdown) stops the deadlines. One of their own when absent.
+   */
+  controller?: AbortController;
 }
 
 export type DeadlinePhase = 'first_token' | 'idle' | 'paused' | 'done';
 
 export interface StreamDeadlines {
-  /** Aborts when a deadline passes (reason: the SvirError) or the parent signal aborts. */
+  /** The controller's: aborts when a deadline passes (reason: the SvirError) or the controller is aborted otherwise. */
   readonly signal: AbortSignal;
   /** The timeout that fired, if one did. */
   readonly expired: SvirError | undefined;
@@ -51,8 +59,9 @@ export interface StreamDeadlines {
 }
 
 export function createStreamDeadlines(options: StreamDeadlinesOptions): StreamDeadlines {
-  const { backend, timeouts, keepaliveMs, onKeepalive, parent } = options;
-  const controller = new AbortController();
+  const { backend, timeouts, keepaliveMs, onKeepalive } = options;
+  const controller = options.controller ?? new AbortController();
+  const signal = controller.signal;
   let phase: DeadlinePhase = 'first_token';
   let sawEvent = false;
   let expired: SvirError | undefined;
@@ -71,7 +80,7 @@ export function createStreamDeadlines(options: StreamDeadlinesOptions): StreamDe
     expired = error;
     phase = 'done';
     clearTimers();
-    parent?.removeEventListener('abort', onParentAbort);
+    signal.removeEventListener('abort', onAbort);
     controller.abort(error);
   }
 
@@ -97,11 +106,11 @@ export function createStreamDeadlines(options: StreamDeadlinesOptions): StreamDe
     }, timeouts.idleMs);
   }
 
-  function onParentAbort(): void {
+  /** Someone else aborted the controller: the deadlines have nothing left to guard. */
+  function onAbort(): void {
     if (phase === 'done') return;
     phase = 'done';
     clearTimers();
-    controller.abort(parent?.reason);
   }
 
   deadline = setTimeout(() => {
@@ -121,13 +130,11 @@ export function createStreamDeadlines(options: StreamDeadlinesOptions): StreamDe
       if (phase === 'first_token') onKeepalive();
     }, keepaliveMs);
   }
-  if (parent !== undefined) {
-    if (parent.aborted) onParentAbort();
-    else parent.addEventListener('abort', onParentAbort, { once: true });
-  }
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
 
   return {
-    signal: controller.signal,
+    signal,
     get expired() {
       return expired;
     },
@@ -160,7 +167,7 @@ export function createStreamDeadlines(options: StreamDeadlinesOptions): StreamDe
       if (phase === 'done') return;
       phase = 'done';
       clearTimers();
-      parent?.removeEventListener('abort', onParentAbort);
+      signal.removeEventListener('abort', onAbort);
     },
   };
 }

@@ -95,13 +95,36 @@ describe('createStreamDeadlines', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('follows the client: a parent abort aborts with its reason and stops the deadlines', () => {
+  it("follows the request: its controller's abort by the client stops the deadlines, with the client's reason", () => {
     const client = new AbortController();
-    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 100, parent: client.signal });
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 100, controller: client });
+    expect(deadlines.signal).toBe(client.signal);
     const reason = new Error('client left');
     client.abort(reason);
     expect(deadlines.signal.reason).toBe(reason);
     expect(deadlines.expired).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(10_000);
+    expect(deadlines.signal.reason).toBe(reason);
+  });
+
+  it("aborts the request's controller when a deadline passes, and stops listening to it", () => {
+    const request = new AbortController();
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 0, controller: request });
+    vi.advanceTimersByTime(1_000);
+    expect(request.signal.aborted).toBe(true);
+    expect(request.signal.reason).toBe(deadlines.expired);
+    expect(deadlines.phase).toBe('done');
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('starts done on a controller already aborted (the client left while queued)', () => {
+    const request = new AbortController();
+    const reason = new Error('client left');
+    request.abort(reason);
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 100, controller: request });
+    expect(deadlines.phase).toBe('done');
+    expect(deadlines.signal.reason).toBe(reason);
     expect(vi.getTimerCount()).toBe(0);
   });
 });

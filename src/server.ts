@@ -4,7 +4,7 @@
  * one log line per request. Logger, clock, ids, upstream pool, registry and adapters can be
  * injected (tests, bench); by default they are the real ones.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Adapter } from './adapters/adapter.js';
 import { getAdapter as defaultGetAdapter } from './adapters/index.js';
@@ -18,6 +18,7 @@ import { answerClientError } from './answer-client-error.js';
 import { bodyStillArriving, LINGER_LIMITS, lingerAfterRefusal, type LingerLimits } from './linger-after-refusal.js';
 import { exceedsJsonDepth } from './exceeds-json-depth.js';
 import { pathOf } from './path-of.js';
+import { pooledRandomBytes } from './pooled-random-bytes.js';
 import { collectSecrets, createLogger, createRequestLineLogger, type Logger } from './logging.js';
 import { recordError, startSummary, summaryLine, summaryOf } from './request-summary.js';
 import { createBalancer } from './balance/create-balancer.js';
@@ -90,14 +91,14 @@ declare module 'fastify' {
   }
 }
 
-const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const ALPHANUMERIC = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 'latin1');
 
 function randomAlphanumeric(length: number): string {
-  const bytes = randomBytes(length);
-  let out = '';
+  const bytes = pooledRandomBytes(length);
   // 62 symbols from a byte: the modulo bias is irrelevant for ids that only need to be unique.
-  for (const byte of bytes) out += ALPHANUMERIC[byte % ALPHANUMERIC.length];
-  return out;
+  // The pool's bytes are mapped in place (they are used once) and read as one string.
+  for (let i = 0; i < bytes.length; i += 1) bytes[i] = ALPHANUMERIC[(bytes[i] ?? 0) % ALPHANUMERIC.length] ?? 0;
+  return bytes.toString('latin1');
 }
 
 /** Ids in the shapes OpenAI uses, so client code that looks at them is not surprised. */
@@ -109,7 +110,7 @@ export function defaultMakeId(kind: IdKind): string {
 
 /** Responses ids as OpenAI shapes them: a prefix and 48 hex digits. */
 export function defaultMakeResponsesId(kind: ResponsesIdKind): string {
-  return `${kind === 'response' ? 'resp' : kind}_${randomBytes(24).toString('hex')}`;
+  return `${kind === 'response' ? 'resp' : kind}_${pooledRandomBytes(24).toString('hex')}`;
 }
 
 /** JSON.parse's own words (with the position) for a body the JSON parser refused. */

@@ -20,33 +20,45 @@ export interface OverheadStopwatch {
   readonly state: StopwatchState;
 }
 
-export function createOverheadStopwatch(now: () => number, startedAtMs: number = now()): OverheadStopwatch {
-  const totals: Record<StopwatchState, number> = { svir: 0, queue: 0, upstream: 0, client: 0 };
-  let state: StopwatchState = 'svir';
-  let since = startedAtMs;
-  let stopped = false;
+/**
+ * A class rather than an object literal: a literal with a getter (`state`) is built slowly, with
+ * an accessor of its own per object, and one stopwatch is made per request.
+ */
+class Stopwatch implements OverheadStopwatch {
+  private readonly totals: Record<StopwatchState, number> = { svir: 0, queue: 0, upstream: 0, client: 0 };
+  private current: StopwatchState = 'svir';
+  private stopped = false;
 
-  function charge(): void {
-    const at = now();
-    totals[state] += Math.max(0, at - since);
-    since = at;
+  constructor(
+    private readonly now: () => number,
+    private since: number,
+  ) {}
+
+  private charge(): void {
+    const at = this.now();
+    this.totals[this.current] += Math.max(0, at - this.since);
+    this.since = at;
   }
 
-  return {
-    enter(next) {
-      if (stopped || next === state) return;
-      charge();
-      state = next;
-    },
-    stop() {
-      if (!stopped) {
-        charge();
-        stopped = true;
-      }
-      return { ...totals };
-    },
-    get state() {
-      return state;
-    },
-  };
+  enter(next: StopwatchState): void {
+    if (this.stopped || next === this.current) return;
+    this.charge();
+    this.current = next;
+  }
+
+  stop(): Record<StopwatchState, number> {
+    if (!this.stopped) {
+      this.charge();
+      this.stopped = true;
+    }
+    return { ...this.totals };
+  }
+
+  get state(): StopwatchState {
+    return this.current;
+  }
+}
+
+export function createOverheadStopwatch(now: () => number, startedAtMs: number = now()): OverheadStopwatch {
+  return new Stopwatch(now, startedAtMs);
 }

@@ -58,43 +58,88 @@ export interface StreamDeadlines {
   finish(): void;
 }
 
-export function createStreamDeadlines(options: StreamDeadlinesOptions): StreamDeadlines {
-  const { backend, timeouts, keepaliveMs, onKeepalive } = options;
-  const controller = options.controller ?? new AbortController();
-  const signal = controller.signal;
-  let phase: DeadlinePhase = 'first_token';
-  let sawEvent = false;
-  let expired: SvirError | undefined;
-  let deadline: ReturnType<typeof setTimeout> | undefined;
-  let keepalive: ReturnType<typeof setInterval> | undefined;
-
-  function clearTimers(): void {
-    if (deadline !== undefined) clearTimeout(deadline);
-    if (keepalive !== undefined) clearInterval(keepalive);
-    deadline = undefined;
-    keepalive = undefined;
-  }
-
-  function expire(error: SvirError): void {
-    if (phase === 'done') return;
-    expired = error;
-    phase = 'done';
-    clearTimers();
-    signal.removeEventListener('abort', onAbort);
-    controller.abort(error);
-  }
-
+/**
+ * A class rather than an object literal: a literal with getters (`expired`, `phase`) is built
+ * slowly, with accessors of its own per object, and one is made per attempt.
+ */
+class Deadlines implements StreamDeadlines {
+  readonly signal: AbortSignal;
+  private current: DeadlinePhase = 'first_token';
+  private sawEvent = false;
+  private timedOut: SvirError | undefined;
+  /** The first-token timer, then the idle one. */
+  private deadline: ReturnType<typeof setTimeout> | undefined;
   /** The idle timer, once armed: an event restarts it in place (refresh, no new timer per read). */
-  let idle: ReturnType<typeof setTimeout> | undefined;
+  private idle: ReturnType<typeof setTimeout> | undefined;
+  private keepalive: ReturnType<typeof setInterval> | undefined;
 
-  function armIdle(): void {
-    if (idle !== undefined && idle === deadline) {
-      idle.refresh();
+  constructor(
+    private readonly options: StreamDeadlinesOptions,
+    private readonly controller: AbortController,
+  ) {
+    this.signal = controller.signal;
+    const { backend, timeouts, keepaliveMs, onKeepalive } = options;
+    this.deadline = setTimeout(() => {
+      this.expire(
+        new SvirError('upstream_timeout', {
+          backend,
+          source: 'upstream',
+          // The client has already waited the whole first-token deadline; a second one on another
+          // backend would double it.
+          retryable: false,
+          message: `Backend "${backend}" sent no first token within ${timeouts.firstTokenMs} ms (timeouts.firstTokenMs).`,
+        }),
+      );
+    }, timeouts.firstTokenMs);
+    if (keepaliveMs > 0 && onKeepalive !== undefined) {
+      this.keepalive = setInterval(() => {
+        if (this.current === 'first_token') onKeepalive();
+      }, keepaliveMs);
+    }
+    if (this.signal.aborted) this.onAbort();
+    else this.signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  get expired(): SvirError | undefined {
+    return this.timedOut;
+  }
+
+  get phase(): DeadlinePhase {
+    return this.current;
+  }
+
+  /** Someone else aborted the controller: the deadlines have nothing left to guard. */
+  private readonly onAbort = (): void => {
+    if (this.current === 'done') return;
+    this.current = 'done';
+    this.clearTimers();
+  };
+
+  private clearTimers(): void {
+    if (this.deadline !== undefined) clearTimeout(this.deadline);
+    if (this.keepalive !== undefined) clearInterval(this.keepalive);
+    this.deadline = undefined;
+    this.keepalive = undefined;
+  }
+
+  private expire(error: SvirError): void {
+    if (this.current === 'done') return;
+    this.timedOut = error;
+    this.current = 'done';
+    this.clearTimers();
+    this.signal.removeEventListener('abort', this.onAbort);
+    this.controller.abort(error);
+  }
+
+  private armIdle(): void {
+    if (this.idle !== undefined && this.idle === this.deadline) {
+      this.idle.refresh();
       return;
     }
-    if (deadline !== undefined) clearTimeout(deadline);
-    idle = deadline = setTimeout(() => {
-      expire(
+    if (this.deadline !== undefined) clearTimeout(this.deadline);
+    const { backend, timeouts } = this.options;
+    this.idle = this.deadline = setTimeout(() => {
+      this.expire(
         new SvirError('upstream_timeout', {
           backend,
           source: 'upstream',
@@ -106,68 +151,39 @@ export function createStreamDeadlines(options: StreamDeadlinesOptions): StreamDe
     }, timeouts.idleMs);
   }
 
-  /** Someone else aborted the controller: the deadlines have nothing left to guard. */
-  function onAbort(): void {
-    if (phase === 'done') return;
-    phase = 'done';
-    clearTimers();
+  event(): void {
+    if (this.current === 'done') return;
+    if (!this.sawEvent) {
+      this.sawEvent = true;
+      if (this.keepalive !== undefined) clearInterval(this.keepalive);
+      this.keepalive = undefined;
+    }
+    if (this.current === 'paused') return;
+    this.current = 'idle';
+    this.armIdle();
   }
 
-  deadline = setTimeout(() => {
-    expire(
-      new SvirError('upstream_timeout', {
-        backend,
-        source: 'upstream',
-        // The client has already waited the whole first-token deadline; a second one on another
-        // backend would double it.
-        retryable: false,
-        message: `Backend "${backend}" sent no first token within ${timeouts.firstTokenMs} ms (timeouts.firstTokenMs).`,
-      }),
-    );
-  }, timeouts.firstTokenMs);
-  if (keepaliveMs > 0 && onKeepalive !== undefined) {
-    keepalive = setInterval(() => {
-      if (phase === 'first_token') onKeepalive();
-    }, keepaliveMs);
+  pause(): void {
+    if (this.current !== 'idle') return;
+    this.current = 'paused';
+    if (this.deadline !== undefined) clearTimeout(this.deadline);
+    this.deadline = undefined;
   }
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
 
-  return {
-    signal,
-    get expired() {
-      return expired;
-    },
-    get phase() {
-      return phase;
-    },
-    event() {
-      if (phase === 'done') return;
-      if (!sawEvent) {
-        sawEvent = true;
-        if (keepalive !== undefined) clearInterval(keepalive);
-        keepalive = undefined;
-      }
-      if (phase === 'paused') return;
-      phase = 'idle';
-      armIdle();
-    },
-    pause() {
-      if (phase !== 'idle') return;
-      phase = 'paused';
-      if (deadline !== undefined) clearTimeout(deadline);
-      deadline = undefined;
-    },
-    resume() {
-      if (phase !== 'paused') return;
-      phase = 'idle';
-      armIdle();
-    },
-    finish() {
-      if (phase === 'done') return;
-      phase = 'done';
-      clearTimers();
-      signal.removeEventListener('abort', onAbort);
-    },
-  };
+  resume(): void {
+    if (this.current !== 'paused') return;
+    this.current = 'idle';
+    this.armIdle();
+  }
+
+  finish(): void {
+    if (this.current === 'done') return;
+    this.current = 'done';
+    this.clearTimers();
+    this.signal.removeEventListener('abort', this.onAbort);
+  }
+}
+
+export function createStreamDeadlines(options: StreamDeadlinesOptions): StreamDeadlines {
+  return new Deadlines(options, options.controller ?? new AbortController());
 }

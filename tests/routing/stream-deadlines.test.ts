@@ -65,6 +65,19 @@ describe('createStreamDeadlines', () => {
     deadlines.finish();
   });
 
+  it('keeps sending keepalives up to the first-token deadline, which passes on time', () => {
+    const onKeepalive = vi.fn();
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 300, onKeepalive });
+    vi.advanceTimersByTime(999);
+    // At 300, 600 and 900 ms.
+    expect(onKeepalive).toHaveBeenCalledTimes(3);
+    expect(deadlines.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(deadlines.expired?.message).toContain('firstTokenMs');
+    expect(onKeepalive).toHaveBeenCalledTimes(3);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('never sends a keepalive with keepaliveMs 0', () => {
     const onKeepalive = vi.fn();
     createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 0, onKeepalive });

@@ -53,6 +53,9 @@ function version(): string {
   return 'unknown';
 }
 
+/** How long a graceful exit waits for the log lines still to be written. */
+const FLUSH_WAIT_MS = 1_000;
+
 function fail(message: string, code = 1): never {
   process.stderr.write(`svir: ${message}\n`);
   process.exit(code);
@@ -170,8 +173,11 @@ async function main(): Promise<void> {
     process.stderr.write(`svir: ${signal}, shutting down (open streams get ${grace} ms)\n`);
     shutdownServer(started.app, grace)
       .then(() => {
-        logger.flush();
-        process.exit(0);
+        // The log lines still waiting are written first (create-log-destination.ts); a stdout
+        // nobody reads does not hold the exit for more than a second.
+        const exit = (): never => process.exit(0);
+        setTimeout(exit, FLUSH_WAIT_MS).unref();
+        logger.flush(exit);
       })
       .catch((err: unknown) => {
         process.stderr.write(`svir: shutdown failed: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -191,7 +197,8 @@ async function main(): Promise<void> {
   try {
     running = await startServer(config, { logger, processMetrics: true });
   } catch (err) {
-    logger.flush();
+    // What the logger holds is written synchronously on exit (pino's exit handler); a flush here
+    // would hand it to the thread pool instead, where process.exit can cut it.
     fail(err instanceof Error ? err.message : String(err));
   }
   started = running;

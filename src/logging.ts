@@ -5,6 +5,7 @@
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config/schema.js';
+import { createLogDestination } from './create-log-destination.js';
 
 export type { Logger } from 'pino';
 
@@ -70,7 +71,7 @@ export function createCensor(secrets: readonly string[]): (line: string) => stri
 export interface CreateLoggerOptions {
   level: LogLevel;
   secrets: readonly string[];
-  /** Where lines go; stdout when absent. Tests pass a stream that collects them. */
+  /** Where lines go; stdout in batches when absent (create-log-destination.ts). Tests pass a stream that collects them. */
   destination?: DestinationStream;
 }
 
@@ -83,7 +84,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       redact: { paths: REDACT_PATHS, censor: REDACTED },
       hooks: { streamWrite: censor },
     },
-    options.destination ?? pino.destination({ dest: 1, sync: false }),
+    options.destination ?? createLogDestination(),
   );
 }
 

@@ -141,6 +141,20 @@ function requestLines(): z.infer<typeof logLineSchema>[] {
     });
 }
 
+/**
+ * How many request lines svir wrote before now: lines reach stdout in batches, at most about
+ * 100 ms late (create-log-destination.ts), so the count is read once it stops moving.
+ */
+async function settledRequestLineCount(): Promise<number> {
+  let count = requestLines().length;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const now = requestLines().length;
+    if (now === count) return count;
+    count = now;
+  }
+}
+
 describe('early refusals reach the client', () => {
   it(`a raw client uploading ${OVERSIZED} bytes with content-length sees the 413 every time (${REPETITIONS} runs)`, async () => {
     for (let i = 0; i < REPETITIONS; i++) {
@@ -203,7 +217,7 @@ describe('early refusals reach the client', () => {
   });
 
   it('logs the code each refused client got (413 request_too_large, 415 unsupported_media_type), never internal_error', async () => {
-    const before = requestLines().length;
+    const before = await settledRequestLineCount();
     expect(await fetchUpload('application/json')).toBe(413);
     expect(await fetchUpload('text/plain')).toBe(415);
     const end = Date.now() + 5_000;

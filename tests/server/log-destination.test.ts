@@ -1,0 +1,108 @@
+/**
+ * svir's default log destination writes stdout in batches (create-log-destination.ts): no line
+ * may be lost to that, whatever ends the process: process.exit, a crash, an unhandled rejection,
+ * the CLI's graceful shutdown on SIGTERM; and a line must not wait for the next one to be written.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOG_BATCH_BYTES } from '../../src/create-log-destination.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Child {
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+function start(args: string[], env: Record<string, string> = {}): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, SVIR_CONFIG: '', SVIR_API_KEYS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  // 'close': stdout and stderr are read to their end, not only the process gone.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { stdout: () => out, stderr: () => err, exited, kill: (signal) => child.kill(signal) };
+}
+
+function lines(text: string): { msg?: string; n?: number; path?: string; status?: number }[] {
+  return text
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as { msg?: string; n?: number });
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+// More than a batch, and a tail short of one: both must come out.
+const COUNT = Math.ceil((3 * LOG_BATCH_BYTES) / 80) + 7;
+
+describe('the default log destination', () => {
+  for (const [how, code] of [
+    ['exit', 0],
+    ['throw', 1],
+    ['reject', 1],
+  ] as const) {
+    it(`writes every line logged before ${how === 'exit' ? 'process.exit' : how === 'throw' ? 'an uncaught exception' : 'an unhandled rejection'}`, async () => {
+      const child = start(['tests/helpers/log-then-end.ts', String(COUNT), how]);
+      expect(await child.exited).toBe(code);
+      const written = lines(child.stdout());
+      expect(written.map((line) => line.n)).toEqual(Array.from({ length: COUNT }, (_, i) => i));
+    });
+  }
+
+  it('writes a line soon while the process runs on, without a next line to push it out', async () => {
+    const child = start(['tests/helpers/log-then-end.ts', '3', 'stay']);
+    try {
+      await until(() => lines(child.stdout()).length === 3, 'the 3 lines');
+    } finally {
+      child.kill('SIGKILL');
+      await child.exited;
+    }
+  });
+});
+
+describe('svir (the program) on SIGTERM', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svir-log-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('has written the line of every request answered before it exits', async () => {
+    const file = join(dir, 'svir.yaml');
+    // No backend answers: svir serves /healthz and 404s all the same, one line per request.
+    await writeFile(file, 'modelRefreshMs: 600000\nbackends:\n  - name: none\n    type: openai\n    url: http://127.0.0.1:9/v1\n');
+    const child = start(['src/cli.ts', '--port', '0', '--host', '127.0.0.1'], { SVIR_CONFIG: file });
+    await until(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(child.stderr()), 'svir to listen');
+    const base = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(child.stderr())?.[1];
+    const requests = 60;
+    for (let i = 0; i < requests; i += 1) {
+      const res = await fetch(`${base}${i % 2 === 0 ? '/healthz' : `/nowhere/${i}`}`);
+      await res.arrayBuffer();
+    }
+    child.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+    const requestLines = lines(child.stdout()).filter((line) => line.msg === 'request');
+    expect(requestLines).toHaveLength(requests);
+    expect(requestLines.filter((line) => line.status === 404)).toHaveLength(requests / 2);
+  });
+});

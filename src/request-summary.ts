@@ -35,12 +35,18 @@ export function summaryOf(key: object): RequestSummary | undefined {
   return summaries.get(key);
 }
 
-/** Reads what the log line needs out of a clean chunk on its way to the client. */
-export function observeChunk(summary: RequestSummary, chunk: CleanChunk, now: number): void {
-  summary.firstChunkAt ??= now;
-  if (chunk.usage !== undefined) summary.usage = chunk.usage;
-  const reason = chunk.choices[0]?.finish_reason;
-  if (reason !== undefined && reason !== null) summary.finishReason = reason;
+/**
+ * Reads what the log line needs out of the clean chunks of one step on their way to the client.
+ * The clock is read for the request's first chunk only: the only time the line keeps.
+ */
+export function observeChunks(summary: RequestSummary, chunks: readonly CleanChunk[], now: () => number): void {
+  if (chunks.length === 0) return;
+  summary.firstChunkAt ??= now();
+  for (const chunk of chunks) {
+    if (chunk.usage !== undefined) summary.usage = chunk.usage;
+    const reason = chunk.choices[0]?.finish_reason;
+    if (reason !== undefined && reason !== null) summary.finishReason = reason;
+  }
 }
 
 /** The error as the client got it (its code, e.g. a 413's `request_too_large`); an unexpected one keeps its own words. */

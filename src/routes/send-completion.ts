@@ -8,7 +8,7 @@ import { SvirError } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import { foldChunks } from '../normalize/fold-chunks.js';
 import type { NormalizerStep } from '../normalize/normalizer.js';
-import { observeChunk, type RequestSummary } from '../request-summary.js';
+import { observeChunks, type RequestSummary } from '../request-summary.js';
 
 export interface SendCompletionArgs {
   reply: FastifyReply;
@@ -51,8 +51,8 @@ export async function readFoldedSteps(
 ): Promise<void> {
   let held = 0;
   for await (const step of args.steps) {
+    observeChunks(args.summary, step.chunks, args.now);
     for (const chunk of step.chunks) {
-      observeChunk(args.summary, chunk, args.now());
       take(chunk);
       held += approximateSize(chunk);
     }

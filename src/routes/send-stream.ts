@@ -13,7 +13,7 @@ import type { FastifyReply } from 'fastify';
 import { toErrorResponse } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import { encodeChunk, encodeDone, encodeErrorEvent } from '../normalize/sse-encoder.js';
-import { observeChunk, recordError, type RequestSummary } from '../request-summary.js';
+import { observeChunks, recordError, type RequestSummary } from '../request-summary.js';
 import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
 import { ClientGoneError } from './client-gone-error.js';
 
@@ -107,10 +107,7 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
 
   const pump = args.pump({
     take(step) {
-      if (step.chunks.length > 0) {
-        const at = args.now();
-        for (const chunk of step.chunks) observeChunk(summary, chunk, at);
-      }
+      observeChunks(summary, step.chunks, args.now);
       let text = step.chunks.length > 0 ? format.chunks(step.chunks) : '';
       if (step.done) text += format.done();
       if (!started) {

@@ -104,6 +104,35 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
   let ended = false;
   /** A failure before anything was sent: thrown, for the error handler's real status. */
   let before: { err: unknown } | undefined;
+  /**
+   * The text of the steps taken in this turn, written once at its end (flush). One socket read
+   * of the upstream holds many of its chunks, each handed over as a step of its own in the same
+   * turn: written one by one, each would be a chunk of the response's chunked encoding and four
+   * buffers of the socket's writev (Node corks the writes of one turn), at several times the
+   * cost of the same bytes in one piece. The last step is written at once, with the end.
+   */
+  let pending = '';
+  let flushQueued = false;
+  /** A write found the client's socket full: steps are not taken again until its `drain`. */
+  let waiting = false;
+
+  function waitForClient(): void {
+    waiting = true;
+    args.onClientWait?.(true);
+    void drained(raw).then(() => {
+      waiting = false;
+      args.onClientWait?.(false);
+      pump.resume();
+    });
+  }
+
+  function flush(): void {
+    flushQueued = false;
+    const text = pending;
+    pending = '';
+    if (text === '' || ended || raw.destroyed || raw.writableEnded) return;
+    if (!raw.write(text) && !waiting) waitForClient();
+  }
 
   const pump = args.pump({
     take(step) {
@@ -124,19 +153,23 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
         recordError(summary, step.error);
         text += format.failed(step.error);
       }
-      const roomLeft = raw.write(text);
       if (step.done || step.error !== undefined) {
-        raw.end();
+        // One write with the end: what this turn gathered, this step, the stream's close.
+        const last = pending + text;
+        pending = '';
+        raw.end(last);
         ended = true;
         format.ended?.();
         return true;
       }
-      if (roomLeft) return true;
+      pending += text;
+      if (!flushQueued && pending !== '') {
+        flushQueued = true;
+        process.nextTick(flush);
+      }
+      if (!waiting) return true;
+      // Taken, and the reading stops here until the client's socket drains.
       args.onClientWait?.(true);
-      void drained(raw).then(() => {
-        args.onClientWait?.(false);
-        pump.resume();
-      });
       return false;
     },
   });
@@ -148,9 +181,11 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
     if (!ended) throw new Error('the upstream steps ended without a finish');
   } catch (err) {
     if (!started || err instanceof ClientGoneError || args.signal.reason instanceof ClientGoneError) throw err;
-    // After the headers: the format's failure (shutdown, a deadline, a bug).
+    // After the headers: the format's failure (shutdown, a deadline, a bug), after what was taken.
     recordError(summary, err);
-    if (!raw.destroyed && !raw.writableEnded) raw.end(format.failed(err));
+    const taken = pending;
+    pending = '';
+    if (!raw.destroyed && !raw.writableEnded) raw.end(taken + format.failed(err));
     format.ended?.();
   }
 }

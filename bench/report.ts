@@ -28,18 +28,30 @@ export const SVIR_RESPONSES = 'svir-responses';
 /** A candidate build (`--candidate`), run with the mock as an `openai` backend next to the rest. */
 export const CANDIDATE = 'candidate-openai';
 
+/**
+ * The floor's sequential figures taken in the Responses route's turns: that route shares
+ * svir-openai's process, so it takes its sequential turns apart from the rest, with the floor
+ * beside it, and its TTFB and CPU are set against those.
+ */
+export const FLOOR_IN_RESPONSES_TURNS = 'pass-through (responses turns)';
+
 /** Targets measured for comparison: ratios against the floor, no verdicts. */
 const COMPARED = new Set([BARE_NODE, PORTKEY]);
 
 /** Whether issue 15's targets apply to this target (svir's, a candidate's; not the floor, the mock or a comparison). */
 export function isSvirTarget(name: string): boolean {
-  return name !== DIRECT && name !== PASS_THROUGH && !COMPARED.has(name);
+  return name !== DIRECT && name !== PASS_THROUGH && name !== FLOOR_IN_RESPONSES_TURNS && !COMPARED.has(name);
+}
+
+/** The sequential figures of the floor that `name` took its turns beside. */
+export function sequentialFloor(sequential: Record<string, SequentialResult> | undefined, name: string): SequentialResult | undefined {
+  return (name === SVIR_RESPONSES ? sequential?.[FLOOR_IN_RESPONSES_TURNS] : undefined) ?? sequential?.[PASS_THROUGH];
 }
 
 /** Every target set against the floor: all but the mock itself and the floor, in the order measured. */
 function againstFloor(report: { load?: Record<string, unknown>; sequential?: Record<string, unknown> }): string[] {
   const names = new Set([...Object.keys(report.load ?? {}), ...Object.keys(report.sequential ?? {})]);
-  const found = [...names].filter((n) => n !== DIRECT && n !== PASS_THROUGH);
+  const found = [...names].filter((n) => n !== DIRECT && n !== PASS_THROUGH && n !== FLOOR_IN_RESPONSES_TURNS);
   return found.length > 0 ? found : [...SVIR_TARGETS];
 }
 
@@ -98,7 +110,7 @@ function ratios(report: Omit<BenchReport, 'ratios' | 'targets'>, svir: string, b
   }
   const s = report.sequential;
   const sa = s?.[svir];
-  const sb = s?.[base];
+  const sb = base === PASS_THROUGH ? sequentialFloor(s, svir) : s?.[base];
   if (sa !== undefined && sb !== undefined) {
     out.ttfbMedian = round(sa.ttfbMedianMs / sb.ttfbMedianMs);
     out.totalMedian = round(sa.totalMedianMs / sb.totalMedianMs);
@@ -124,7 +136,7 @@ function checks(report: Omit<BenchReport, 'targets'>): TargetCheck[] {
   for (const svir of againstFloor(report).filter(isSvirTarget)) {
     const seq = report.sequential;
     const ttfb = seq?.[svir];
-    const passTtfb = seq?.[PASS_THROUGH];
+    const passTtfb = sequentialFloor(seq, svir);
     out.push({
       target: `TTFB ≤ floor + ${TTFB_DELTA_MS} ms`,
       subject: svir,
@@ -370,7 +382,6 @@ export function describeTargets(versions: Record<string, string>): string {
 /** One row per target: the figure itself and its ratio to the floor's (TTFB: the difference). */
 export function floorRows(report: Omit<BenchReport, 'ratios' | 'targets'>, names: readonly string[]): string[][] {
   const floorLoad = report.load?.[PASS_THROUGH];
-  const floorSeq = report.sequential?.[PASS_THROUGH];
   const floorStream = report.openStreams?.targets[PASS_THROUGH];
   const cell = (value: number | undefined, floor: number | undefined, digits: number): string => {
     if (value === undefined || !Number.isFinite(value)) return '-';
@@ -385,6 +396,7 @@ export function floorRows(report: Omit<BenchReport, 'ratios' | 'targets'>, names
     const l = report.load?.[name];
     const s = report.sequential?.[name];
     const m = report.openStreams?.targets[name];
+    const floorSeq = sequentialFloor(report.sequential, name);
     // The floor's own row shows its figures alone.
     const base = (x: number | undefined): number | undefined => (isFloor ? undefined : x);
     return [

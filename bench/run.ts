@@ -19,7 +19,19 @@ import { hasRoute, runOpenStreamsBench, type OpenStreamsResult } from './open-st
 import { readOptions, type BenchOptions } from './options.js';
 import { packageVersions } from './package-versions.js';
 import { portkeyChatRoute } from './portkey.js';
-import { BARE_NODE, buildReport, CANDIDATE, DIRECT, formatReport, PASS_THROUGH, PORTKEY, SVIR_RESPONSES, writeReport, type LoadSummary } from './report.js';
+import {
+  BARE_NODE,
+  buildReport,
+  CANDIDATE,
+  DIRECT,
+  FLOOR_IN_RESPONSES_TURNS,
+  formatReport,
+  PASS_THROUGH,
+  PORTKEY,
+  SVIR_RESPONSES,
+  writeReport,
+  type LoadSummary,
+} from './report.js';
 import { CHAT_ROUTE, RESPONSES_ROUTE, type BenchRoute } from './routes.js';
 import { median, runSequential, type SequentialResult } from './sequential.js';
 import type { LoadResult } from './load.js';
@@ -192,9 +204,13 @@ async function main(): Promise<void> {
         process.stderr.write(`sequential: ${o.samples} requests per target\n`);
         const cpuBefore = new Map<string, number>();
         // The Responses target shares svir-openai's process, so its CPU time cannot be told
-        // apart request by request here: it takes its turns on its own, after the rest.
-        const shared = [...targets].filter(([name]) => name === SVIR_RESPONSES);
+        // apart request by request here: it takes its turns after the rest, beside the floor
+        // alone (whose figures there are the ones it is set against).
         const own = [...targets].filter(([name]) => name !== SVIR_RESPONSES);
+        const floor = targets.get(PASS_THROUGH);
+        const responses = targets.get(SVIR_RESPONSES);
+        const shared: [string, Target][] =
+          floor === undefined || responses === undefined ? [] : [[FLOOR_IN_RESPONSES_TURNS, floor], [SVIR_RESPONSES, responses]];
         const seq = new Map<string, SequentialResult>();
         for (const group of [own, shared]) {
           if (group.length === 0) continue;

@@ -6,6 +6,7 @@ import {
   buildReport,
   describeTargets,
   DIRECT,
+  FLOOR_IN_RESPONSES_TURNS,
   floorRows,
   formatReport,
   isSvirTarget,
@@ -165,6 +166,33 @@ describe('bench report: the floor is the fastify + @fastify/http-proxy pass-thro
     expect(text).toContain('Kept off the network (connections or lookups beyond loopback refused): portkey 0');
     expect(text).toMatch(/portkey\s+400 \(0\.200×\)/);
     expect(describeTargets({})).toContain('fastify ? + @fastify/http-proxy ?');
+  });
+});
+
+describe('bench report: the Responses route against the floor of its own sequential turns', () => {
+  // svir-responses takes its sequential turns apart (it shares svir-openai's process), beside
+  // the floor alone; its TTFB and sequential CPU divide by the floor's figures there.
+  const sequential = {
+    [PASS_THROUGH]: seq(1.0, 900),
+    'svir-openai': seq(1.2, 1100),
+    [FLOOR_IN_RESPONSES_TURNS]: seq(0.7, 600),
+    [SVIR_RESPONSES]: seq(0.9, 700),
+  };
+  const split = buildReport({ options, sequential });
+
+  it('sets svir-responses against the floor of its turns, svir-openai against the main one', () => {
+    expect(split.ratios[SVIR_RESPONSES]?.vsPassThrough).toMatchObject({ ttfbDeltaMs: 0.2, cpuPerRequestSequential: 1.167 });
+    expect(split.ratios['svir-openai']?.vsPassThrough).toMatchObject({ ttfbDeltaMs: 0.2, cpuPerRequestSequential: 1.222 });
+    expect(split.targets.find((t) => t.target === 'TTFB ≤ floor + 0.3 ms' && t.subject === SVIR_RESPONSES)).toMatchObject({ measured: '+0.200 ms', met: true });
+    expect(split.ratios[FLOOR_IN_RESPONSES_TURNS]).toBeUndefined();
+    expect(isSvirTarget(FLOOR_IN_RESPONSES_TURNS)).toBe(false);
+    expect(floorRows(split, [SVIR_RESPONSES])[1]).toEqual([SVIR_RESPONSES, '-', '-', '-', '700 (1.167×)', '0.900 (+0.200 ms)', '-']);
+  });
+
+  it('falls back to the main floor when the Responses turns had none (an older result)', () => {
+    const { [FLOOR_IN_RESPONSES_TURNS]: _dropped, ...older } = sequential;
+    const report = buildReport({ options, sequential: older });
+    expect(report.ratios[SVIR_RESPONSES]?.vsPassThrough).toMatchObject({ ttfbDeltaMs: -0.1 });
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * Harness side of a server's child process: start it on a free loopback port (the mock and the
- * pass-throughs through serve.ts, svir and Portkey as their own CLIs), wait until it answers, ask it for its own
- * CPU time and memory (child-guard.mjs answers from inside), read its kernel peak RSS from
- * outside, stop it.
+ * pass-throughs through serve.ts, svir and Portkey as their own CLIs), wait until it answers,
+ * ask it for its own CPU time and memory (child-guard.mjs answers from inside), read its kernel
+ * peak RSS from outside, stop it.
  */
 import { fork } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';

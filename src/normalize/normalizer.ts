@@ -75,8 +75,11 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
   private cut: 'length' | 'content_filter' | undefined;
   private usage: Usage | undefined;
 
-  /** The step being built. */
-  private out: CleanChunk[] = [];
+  /**
+   * The chunks of the step being built; undefined until the first. Made as a one-element array
+   * literal (a step usually holds one chunk): an empty array grows to 17 slots on its first push.
+   */
+  private out: CleanChunk[] | undefined;
 
   constructor(ctx: StreamContext, deps: NormalizerDeps) {
     this.ctx = ctx;
@@ -88,7 +91,7 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
 
   push(parts: readonly Part[]): NormalizerStep {
     if (this.state !== State.Open) return { chunks: [], done: this.state === State.Done };
-    this.out = [];
+    this.out = undefined;
     for (const part of parts) {
       switch (part.kind) {
         case 'meta':
@@ -140,7 +143,7 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
     }
     this.flushText();
     this.tools.drain(this);
-    return { chunks: this.out, done: false };
+    return { chunks: this.out ?? [], done: false };
   }
 
   end(): NormalizerStep {
@@ -195,7 +198,8 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
     const text = this.text;
     this.textKind = TextKind.None;
     this.text = '';
-    if (kind === TextKind.Answer) this.emit(this.delta('content', text));
+    // The common delta as a literal: one shape, no key added to an empty object.
+    if (kind === TextKind.Answer) this.emit(this.started ? { content: text } : { role: 'assistant', content: text });
     else if (kind === TextKind.Reasoning) this.emit(this.delta(this.ctx.reasoningField, text));
     else this.emit(this.delta('refusal', text));
   }
@@ -211,7 +215,7 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
     if (!this.started) this.begin();
     const logprobs = this.logprobs;
     this.logprobs = undefined;
-    this.out.push({
+    this.add({
       id: this.id ?? '',
       object: 'chat.completion.chunk',
       created: this.created ?? 0,
@@ -222,6 +226,11 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
           : { index: 0, delta, logprobs, finish_reason: finishReason },
       ],
     });
+  }
+
+  private add(chunk: CleanChunk): void {
+    if (this.out === undefined) this.out = [chunk];
+    else this.out.push(chunk);
   }
 
   /** First chunk: id and created are fixed from here on, the upstream's or svir's own. */
@@ -246,7 +255,7 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
     if (!this.started) this.emit({ role: 'assistant' });
     this.emit({}, this.cut ?? (this.tools.sentCount > 0 ? 'tool_calls' : 'stop'));
     if (this.ctx.includeUsage && this.usage !== undefined) {
-      this.out.push({
+      this.add({
         id: this.id ?? '',
         object: 'chat.completion.chunk',
         created: this.created ?? 0,
@@ -255,12 +264,12 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
         usage: this.usage,
       });
     }
-    return { chunks: this.out, done: true };
+    return { chunks: this.out ?? [], done: true };
   }
 
   private fail(error: SvirError): NormalizerStep {
     this.state = State.Failed;
-    this.out = [];
+    this.out = undefined;
     return { chunks: [], error, done: false };
   }
 }

@@ -218,9 +218,11 @@ function readTemplated(data: string, ctx: StreamContext): Part[] | undefined {
   const text = fillTextTemplate(template, data);
   if (text === undefined) return undefined;
   state.hits += 1;
-  const parts: Part[] = template.meta === undefined ? [] : [template.meta];
-  if (text.length > 0) parts.push({ kind: template.kind, text });
-  return parts;
+  // Array literals of their final length: an empty or short array grows to 17 slots on a push.
+  const meta = template.meta;
+  if (text.length === 0) return meta === undefined ? [] : [meta];
+  const part: Part = { kind: template.kind, text };
+  return meta === undefined ? [part] : [meta, part];
 }
 
 function rememberTemplate(data: string, common: CommonChunk, parts: readonly Part[], ctx: StreamContext): void {

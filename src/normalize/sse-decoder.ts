@@ -35,7 +35,8 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const text = new StringDecoder('utf8');
   let atStart = true;
-  let events: SseEvent[] = [];
+  /** The events of the read being decoded; a one-element literal first (a read usually completes one). */
+  let events: SseEvent[] | undefined;
   /** Bytes of the line in progress (since the last CR or LF), counted here on the raw bytes. */
   let lineBytes = 0;
   let overflow: SvirError | undefined;
@@ -44,7 +45,9 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
     onEvent(message: EventSourceMessage) {
       // `message` is the default type: the same as no `event:` field (reference §3.1).
       const type = message.event === 'message' ? undefined : message.event;
-      events.push({ event: type, data: message.data });
+      const event: SseEvent = { event: type, data: message.data };
+      if (events === undefined) events = [event];
+      else events.push(event);
     },
     // Keep-alive comments, invalid `retry:` and unknown fields are not part of any chunk.
     onComment() {},
@@ -62,9 +65,8 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
 
   function take(): SseEvent[] {
     if (overflow !== undefined) throw overflow;
-    if (events.length === 0) return NO_EVENTS;
-    const out = events;
-    events = [];
+    const out = events ?? NO_EVENTS;
+    events = undefined;
     return out;
   }
 

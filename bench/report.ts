@@ -29,29 +29,37 @@ export const SVIR_RESPONSES = 'svir-responses';
 export const CANDIDATE = 'candidate-openai';
 
 /**
- * The floor's sequential figures taken in the Responses route's turns: that route shares
- * svir-openai's process, so it takes its sequential turns apart from the rest, with the floor
- * beside it, and its TTFB and CPU are set against those.
+ * Targets that take their sequential turns apart, each beside the floor alone: svir's Responses
+ * route shares svir-openai's process (its CPU time could not be told apart), and Portkey's
+ * answers take some 30 ms (it would stretch every other target's turns, and the background CPU
+ * each process spends per turn with them). Each is set against the floor of its own turns.
  */
-export const FLOOR_IN_RESPONSES_TURNS = 'pass-through (responses turns)';
+export const APART = [SVIR_RESPONSES, PORTKEY] as const;
+
+/** The floor's name in the sequential turns it took beside `name`. */
+export function floorBeside(name: string): string {
+  return `${PASS_THROUGH} (beside ${name})`;
+}
+
+const isFloor = (name: string): boolean => name === PASS_THROUGH || APART.some((apart) => name === floorBeside(apart));
 
 /** Targets measured for comparison: ratios against the floor, no verdicts. */
 const COMPARED = new Set([BARE_NODE, PORTKEY]);
 
 /** Whether issue 15's targets apply to this target (svir's, a candidate's; not the floor, the mock or a comparison). */
 export function isSvirTarget(name: string): boolean {
-  return name !== DIRECT && name !== PASS_THROUGH && name !== FLOOR_IN_RESPONSES_TURNS && !COMPARED.has(name);
+  return name !== DIRECT && !isFloor(name) && !COMPARED.has(name);
 }
 
 /** The sequential figures of the floor that `name` took its turns beside. */
 export function sequentialFloor(sequential: Record<string, SequentialResult> | undefined, name: string): SequentialResult | undefined {
-  return (name === SVIR_RESPONSES ? sequential?.[FLOOR_IN_RESPONSES_TURNS] : undefined) ?? sequential?.[PASS_THROUGH];
+  return sequential?.[floorBeside(name)] ?? sequential?.[PASS_THROUGH];
 }
 
 /** Every target set against the floor: all but the mock itself and the floor, in the order measured. */
 function againstFloor(report: { load?: Record<string, unknown>; sequential?: Record<string, unknown> }): string[] {
   const names = new Set([...Object.keys(report.load ?? {}), ...Object.keys(report.sequential ?? {})]);
-  const found = [...names].filter((n) => n !== DIRECT && n !== PASS_THROUGH && n !== FLOOR_IN_RESPONSES_TURNS);
+  const found = [...names].filter((n) => n !== DIRECT && !isFloor(n));
   return found.length > 0 ? found : [...SVIR_TARGETS];
 }
 

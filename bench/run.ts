@@ -20,11 +20,12 @@ import { readOptions, type BenchOptions } from './options.js';
 import { packageVersions } from './package-versions.js';
 import { portkeyChatRoute } from './portkey.js';
 import {
+  APART,
   BARE_NODE,
   buildReport,
   CANDIDATE,
   DIRECT,
-  FLOOR_IN_RESPONSES_TURNS,
+  floorBeside,
   formatReport,
   PASS_THROUGH,
   PORTKEY,
@@ -48,6 +49,8 @@ type Targets = Map<string, Target>;
 
 /** The comparison targets of the streams section: none in a quick run (each costs some 35 s there). */
 const streamsCompare = (o: BenchOptions): BenchOptions['compare'] => (o.quick ? [] : o.compare);
+
+const isApart = (name: string): boolean => APART.some((apart) => apart === name);
 
 /** A generous bound on the whole run, from its settings: past it the run is stopped. */
 function budgetMs(o: BenchOptions): number {
@@ -203,16 +206,18 @@ async function main(): Promise<void> {
       if (o.sections.includes('sequential')) {
         process.stderr.write(`sequential: ${o.samples} requests per target\n`);
         const cpuBefore = new Map<string, number>();
-        // The Responses target shares svir-openai's process, so its CPU time cannot be told
-        // apart request by request here: it takes its turns after the rest, beside the floor
-        // alone (whose figures there are the ones it is set against).
-        const own = [...targets].filter(([name]) => name !== SVIR_RESPONSES);
+        // Targets in APART take their turns after the rest, each beside the floor alone (see
+        // report.ts): svir-responses shares svir-openai's process, Portkey's slow answers would
+        // stretch everyone's turns.
+        const own = [...targets].filter(([name]) => !isApart(name));
         const floor = targets.get(PASS_THROUGH);
-        const responses = targets.get(SVIR_RESPONSES);
-        const shared: [string, Target][] =
-          floor === undefined || responses === undefined ? [] : [[FLOOR_IN_RESPONSES_TURNS, floor], [SVIR_RESPONSES, responses]];
+        const apart: [string, Target][][] = [];
+        for (const name of APART) {
+          const target = targets.get(name);
+          if (target !== undefined && floor !== undefined) apart.push([[floorBeside(name), floor], [name, target]]);
+        }
         const seq = new Map<string, SequentialResult>();
-        for (const group of [own, shared]) {
+        for (const group of [own, ...apart]) {
           if (group.length === 0) continue;
           const results = await runSequential(
             group.map(([name, t]) => ({ name, port: t.process.port, route: t.route })),

@@ -6,7 +6,7 @@ import {
   buildReport,
   describeTargets,
   DIRECT,
-  FLOOR_IN_RESPONSES_TURNS,
+  floorBeside,
   floorRows,
   formatReport,
   isSvirTarget,
@@ -169,14 +169,17 @@ describe('bench report: the floor is the fastify + @fastify/http-proxy pass-thro
   });
 });
 
-describe('bench report: the Responses route against the floor of its own sequential turns', () => {
-  // svir-responses takes its sequential turns apart (it shares svir-openai's process), beside
-  // the floor alone; its TTFB and sequential CPU divide by the floor's figures there.
+describe('bench report: the targets that take their sequential turns apart, against the floor of those turns', () => {
+  // svir-responses (it shares svir-openai's process) and Portkey (its slow answers would stretch
+  // everyone's turns) take their sequential turns apart, each beside the floor alone; their TTFB
+  // and sequential CPU divide by the floor's figures there.
   const sequential = {
     [PASS_THROUGH]: seq(1.0, 900),
     'svir-openai': seq(1.2, 1100),
-    [FLOOR_IN_RESPONSES_TURNS]: seq(0.7, 600),
+    [floorBeside(SVIR_RESPONSES)]: seq(0.7, 600),
     [SVIR_RESPONSES]: seq(0.9, 700),
+    [floorBeside(PORTKEY)]: seq(0.8, 800),
+    [PORTKEY]: seq(26.8, 2400),
   };
   const split = buildReport({ options, sequential });
 
@@ -184,13 +187,21 @@ describe('bench report: the Responses route against the floor of its own sequent
     expect(split.ratios[SVIR_RESPONSES]?.vsPassThrough).toMatchObject({ ttfbDeltaMs: 0.2, cpuPerRequestSequential: 1.167 });
     expect(split.ratios['svir-openai']?.vsPassThrough).toMatchObject({ ttfbDeltaMs: 0.2, cpuPerRequestSequential: 1.222 });
     expect(split.targets.find((t) => t.target === 'TTFB ≤ floor + 0.3 ms' && t.subject === SVIR_RESPONSES)).toMatchObject({ measured: '+0.200 ms', met: true });
-    expect(split.ratios[FLOOR_IN_RESPONSES_TURNS]).toBeUndefined();
-    expect(isSvirTarget(FLOOR_IN_RESPONSES_TURNS)).toBe(false);
+    expect(split.ratios[floorBeside(SVIR_RESPONSES)]).toBeUndefined();
+    expect(isSvirTarget(floorBeside(SVIR_RESPONSES))).toBe(false);
     expect(floorRows(split, [SVIR_RESPONSES])[1]).toEqual([SVIR_RESPONSES, '-', '-', '-', '700 (1.167×)', '0.900 (+0.200 ms)', '-']);
   });
 
+  it('sets Portkey against the floor of its own turns, without a verdict', () => {
+    expect(floorBeside(PORTKEY)).toBe('pass-through (beside portkey)');
+    expect(split.ratios[PORTKEY]?.vsPassThrough).toMatchObject({ ttfbDeltaMs: 26, cpuPerRequestSequential: 3 });
+    expect(floorRows(split, [PORTKEY])[1]).toEqual([PORTKEY, '-', '-', '-', '2400 (3.000×)', '26.800 (+26.000 ms)', '-']);
+    expect(split.targets.some((t) => t.subject === PORTKEY || t.subject === floorBeside(PORTKEY))).toBe(false);
+    expect(Object.keys(split.ratios).sort()).toEqual([PORTKEY, 'svir-openai', SVIR_RESPONSES].sort());
+  });
+
   it('falls back to the main floor when the Responses turns had none (an older result)', () => {
-    const { [FLOOR_IN_RESPONSES_TURNS]: _dropped, ...older } = sequential;
+    const older = Object.fromEntries(Object.entries(sequential).filter(([name]) => name !== floorBeside(SVIR_RESPONSES)));
     const report = buildReport({ options, sequential: older });
     expect(report.ratios[SVIR_RESPONSES]?.vsPassThrough).toMatchObject({ ttfbDeltaMs: -0.1 });
   });

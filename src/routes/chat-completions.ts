@@ -11,7 +11,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { StreamContext } from '../adapters/adapter.js';
 import { chatRequestSchema, type ChatRequest } from '../chat-request.js';
-import type { NormalizerStep } from '../normalize/normalizer.js';
 import type { RequestSummary } from '../request-summary.js';
 import { openChatStream } from '../upstream/open-chat-stream.js';
 import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
@@ -33,11 +32,9 @@ export interface ChatSendArgs {
   chat: ChatRequest;
   /**
    * Starts reading the upstream stream, each read's clean step handed to `sink` in the same turn
-   * (a streaming sender writes it there: no promise per read). Use this or `steps`, once.
+   * (a streaming sender writes it there, a folding one holds it: no promise per read). Once.
    */
   pump(sink: StepSink): CleanStepPump;
-  /** The same steps pulled one by one, for a sender that folds them. */
-  readonly steps: AsyncGenerator<NormalizerStep, void, undefined>;
   summary: RequestSummary;
   ctx: StreamContext;
   now(): number;
@@ -61,7 +58,7 @@ export const sendChat: ChatSender = (args) =>
         signal: args.signal,
         onClientWait: args.onClientWait,
       })
-    : sendCompletion({ reply: args.reply, steps: args.steps, summary: args.summary, now: args.now, ctx: args.ctx });
+    : sendCompletion({ reply: args.reply, pump: args.pump, summary: args.summary, now: args.now, ctx: args.ctx });
 
 /** A chat request's attempts: the adapter's call, its upstream stream, the clean steps to `send`. */
 export function chatRoute(deps: ChatRouteDeps, chat: ChatRequest, send: ChatSender): BackendRoute {
@@ -94,9 +91,6 @@ function sendArgs(deps: ChatRouteDeps, chat: ChatRequest, ctx: StreamContext, st
     reply: io.reply,
     chat,
     pump: (sink) => steps.pump(sink),
-    get steps() {
-      return steps.steps;
-    },
     summary: io.summary,
     ctx,
     now: deps.now,

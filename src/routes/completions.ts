@@ -75,7 +75,7 @@ function completionsRoute(deps: CompletionsRouteDeps, request: CompletionRequest
               } else {
                 await sendCompletion({
                   reply: io.reply,
-                  steps: steps.steps,
+                  pump: steps.pump,
                   summary: io.summary,
                   now: deps.now,
                   ctx,

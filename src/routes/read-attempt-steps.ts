@@ -4,16 +4,14 @@
  * the opened stream and their sender. `reader` is the adapter's chat reader or its legacy
  * completions reader; the normalizer is the one for both.
  *
- * A streaming sender takes the steps pushed (`pump`: one synchronous pass per upstream read, no
- * promise between the read and the write); a folding sender pulls them (`steps`). One or the
- * other, once.
+ * Every sender takes the steps pushed (`pump`: one synchronous pass per upstream read, no
+ * promise between the read and the write, or the fold), once.
  */
 import type { Adapter, StreamContext } from '../adapters/adapter.js';
-import { createNormalizer, type NormalizerStep } from '../normalize/normalizer.js';
+import { createNormalizer } from '../normalize/normalizer.js';
 import { createSseDecoder } from '../normalize/sse-decoder.js';
 import type { UpstreamBody } from '../upstream/open-chat-stream.js';
 import { pumpCleanSteps, type CleanStepPump, type ReadCleanStepsArgs, type StepSink } from '../upstream/pump-clean-steps.js';
-import { readCleanSteps } from '../upstream/read-clean-steps.js';
 import type { AttemptIO } from './route-to-backend.js';
 
 export interface ReadAttemptStepsArgs {
@@ -29,8 +27,6 @@ export interface ReadAttemptStepsArgs {
 export interface AttemptSteps {
   /** Starts the reading; each read's step is handed to `sink` in the same turn. */
   pump(sink: StepSink): CleanStepPump;
-  /** The same steps pulled one by one. */
-  readonly steps: AsyncGenerator<NormalizerStep, void, undefined>;
   /** For the sender: told when svir starts (true) and stops (false) waiting for its client. */
   onClientWait(waiting: boolean): void;
 }
@@ -56,13 +52,8 @@ export function readAttemptSteps(args: ReadAttemptStepsArgs): AttemptSteps {
       },
     },
   };
-  let steps: AsyncGenerator<NormalizerStep, void, undefined> | undefined;
   return {
     pump: (sink) => pumpCleanSteps(read, sink),
-    get steps() {
-      steps ??= readCleanSteps(read);
-      return steps;
-    },
     onClientWait(waiting) {
       recorder.stopwatch.enter(waiting ? 'client' : 'svir');
       // svir waits on its client, not on the backend: the idle deadline stops meanwhile.

@@ -1,18 +1,21 @@
 /**
  * `stream: false`: the same clean stream, folded into one `chat.completion`. An upstream failure
- * anywhere is an HTTP error (thrown for the error handler), never a partial answer.
+ * anywhere is an HTTP error (thrown for the error handler), never a partial answer. The steps are
+ * taken as the reads come (pump-clean-steps.ts), in the same turn: no promise, no pause and
+ * resume of the body per read, as pulling them one by one would cost.
  */
 import type { FastifyReply } from 'fastify';
 import type { StreamContext } from '../adapters/adapter.js';
 import { SvirError } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import { foldChunks } from '../normalize/fold-chunks.js';
-import type { NormalizerStep } from '../normalize/normalizer.js';
 import { observeChunks, type RequestSummary } from '../request-summary.js';
+import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
 
 export interface SendCompletionArgs {
   reply: FastifyReply;
-  steps: AsyncGenerator<NormalizerStep, void, undefined>;
+  /** Starts the upstream reading, each step handed to `sink` as its read comes. */
+  pump(sink: StepSink): CleanStepPump;
   summary: RequestSummary;
   now(): number;
   ctx: Pick<StreamContext, 'reasoningField' | 'backend'>;
@@ -46,29 +49,36 @@ function approximateSize(chunk: CleanChunk): number {
  * Chat completions, legacy completions and Responses objects all fold through this.
  */
 export async function readFoldedSteps(
-  args: Pick<SendCompletionArgs, 'steps' | 'summary' | 'now' | 'ctx'>,
+  args: Pick<SendCompletionArgs, 'pump' | 'summary' | 'now' | 'ctx'>,
   take: (chunk: CleanChunk) => void,
 ): Promise<void> {
   let held = 0;
-  for await (const step of args.steps) {
-    observeChunks(args.summary, step.chunks, args.now);
-    for (const chunk of step.chunks) {
-      take(chunk);
-      held += approximateSize(chunk);
-    }
-    if (held > MAX_FOLDED_BYTES) {
-      // Leaving the loop closes the upstream stream (readCleanSteps' finally).
-      throw new SvirError('upstream_error', {
-        source: 'upstream',
-        backend: args.ctx.backend,
-        message:
-          `backend "${args.ctx.backend}" sent an answer larger than ${MAX_FOLDED_BYTES / 1024 / 1024} MiB, ` +
-          'too large to return in one piece; ask for it with stream: true.',
-      });
-    }
-    if (step.error !== undefined) throw step.error;
-    if (step.done) break;
-  }
+  let failed: { err: unknown } | undefined;
+  const pump = args.pump({
+    take(step) {
+      observeChunks(args.summary, step.chunks, args.now);
+      for (const chunk of step.chunks) {
+        take(chunk);
+        held += approximateSize(chunk);
+      }
+      if (held > MAX_FOLDED_BYTES) {
+        // Thrown here, the pump closes the upstream body and `finished` rejects with it.
+        throw new SvirError('upstream_error', {
+          source: 'upstream',
+          backend: args.ctx.backend,
+          message:
+            `backend "${args.ctx.backend}" sent an answer larger than ${MAX_FOLDED_BYTES / 1024 / 1024} MiB, ` +
+            'too large to return in one piece; ask for it with stream: true.',
+        });
+      }
+      // The step with the error is the last one.
+      if (step.error !== undefined) failed = { err: step.error };
+      // Everything is held until the end anyway: the reading never waits on this side.
+      return true;
+    },
+  });
+  await pump.finished;
+  if (failed !== undefined) throw failed.err;
 }
 
 export async function sendCompletion(args: SendCompletionArgs): Promise<void> {

@@ -61,7 +61,10 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
     pushMeta(parts, common.id, common.created);
     if (common.choice !== undefined) {
       const { delta, logprobs, finish_reason } = common.choice;
-      if (delta !== undefined && delta !== null) pushDeltaTexts(parts, delta);
+      if (delta !== undefined && delta !== null) {
+        pushDeltaTexts(parts, delta);
+        if (delta.tool_calls !== undefined) pushToolParts(parts, delta.tool_calls);
+      }
       const failed = pushChoiceEnd(parts, logprobs, finish_reason, ctx);
       if (failed !== undefined) return [failed];
     }
@@ -88,13 +91,7 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
     const { delta, logprobs, finish_reason } = choice.data;
     if (delta !== undefined && delta !== null) {
       pushDeltaTexts(parts, delta);
-      if (delta.tool_calls) {
-        const pieces = delta.tool_calls;
-        for (let position = 0; position < pieces.length; position++) {
-          const piece = pieces[position];
-          if (piece !== undefined) parts.push(toolPart(piece, position));
-        }
-      }
+      if (delta.tool_calls) pushToolParts(parts, delta.tool_calls);
     }
     const failed = pushChoiceEnd(parts, logprobs, finish_reason, ctx);
     if (failed !== undefined) return [failed];
@@ -112,8 +109,15 @@ interface DeltaTexts {
   refusal?: string | null | undefined;
 }
 
+type ToolPiece = z.infer<typeof toolPieceSchema>;
+
+interface CommonDelta extends DeltaTexts {
+  /** Read only when present (an empty list too): such a chunk is never a template's. */
+  tool_calls?: ToolPiece[];
+}
+
 interface CommonChoice {
-  delta: DeltaTexts | null | undefined;
+  delta: CommonDelta | null | undefined;
   logprobs: unknown;
   finish_reason: string | null | undefined;
 }
@@ -136,9 +140,9 @@ function isOptionalString(value: unknown): value is string | null | undefined {
 
 /**
  * The chunk nearly every server sends nearly every time (identity, at most one choice at index
- * 0, a delta of text fields, no tool calls, no error of either form), read field by field with a type check
- * before each use: the same judgement as the zod schemas above, at a fraction of their cost on
- * the hottest line of a stream. Anything else (tool calls, several choices, a field of an
+ * 0, a delta of text fields or tool-call pieces, no error of either form), read field by field
+ * with a type check before each use: the same judgement as the zod schemas above, at a fraction
+ * of their cost on the hottest line of a stream. Anything else (several choices, a field of an
  * unexpected type, an error) is undefined here, and zod reads it and says what is wrong.
  */
 function readCommonChunk(json: unknown): CommonChunk | undefined {
@@ -159,10 +163,37 @@ function readCommonChunk(json: unknown): CommonChunk | undefined {
   if (delta === undefined || delta === null) return { id, created, choice: { delta, logprobs, finish_reason }, usage };
   if (!isRecord(delta)) return undefined;
   const { content, reasoning_content, reasoning, refusal, tool_calls } = delta;
-  if (tool_calls !== undefined && tool_calls !== null) return undefined;
   if (!isOptionalString(content) || !isOptionalString(reasoning_content)) return undefined;
   if (!isOptionalString(reasoning) || !isOptionalString(refusal)) return undefined;
-  return { id, created, choice: { delta: { content, reasoning_content, reasoning, refusal }, logprobs, finish_reason }, usage };
+  const read: CommonDelta = { content, reasoning_content, reasoning, refusal };
+  if (tool_calls !== undefined && tool_calls !== null) {
+    const pieces = readToolPieces(tool_calls);
+    if (pieces === undefined) return undefined;
+    read.tool_calls = pieces;
+  }
+  return { id, created, choice: { delta: read, logprobs, finish_reason }, usage };
+}
+
+/** `delta.tool_calls` as toolPieceSchema reads it (an array of such pieces), or undefined. */
+function readToolPieces(value: unknown): ToolPiece[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const pieces: ToolPiece[] = [];
+  for (const item of value) {
+    if (!isRecord(item)) return undefined;
+    const { index, id, function: fn } = item;
+    // z.number().int().nonnegative(): a safe integer, 0 or more.
+    if (index !== undefined && index !== null && !(typeof index === 'number' && Number.isSafeInteger(index) && index >= 0)) return undefined;
+    if (!isOptionalString(id)) return undefined;
+    if (fn === undefined || fn === null) {
+      pieces.push({ index, id, function: fn });
+      continue;
+    }
+    if (!isRecord(fn)) return undefined;
+    const { name, arguments: args } = fn;
+    if (!isOptionalString(name) || !isOptionalString(args)) return undefined;
+    pieces.push({ index, id, function: { name, arguments: args } });
+  }
+  return pieces;
 }
 
 type TextKey = 'content' | 'reasoning_content' | 'reasoning' | 'refusal';
@@ -173,6 +204,7 @@ type MetaPart = Part & { kind: 'meta' };
 function onlyTextKey(common: CommonChunk): TextKey | undefined {
   const choice = common.choice;
   if (choice === undefined || choice.delta === undefined || choice.delta === null) return undefined;
+  if (choice.delta.tool_calls !== undefined) return undefined;
   if (choice.logprobs !== undefined && choice.logprobs !== null) return undefined;
   if (choice.finish_reason || readUsage(common.usage) !== undefined) return undefined;
   const { content, reasoning_content, reasoning, refusal } = choice.delta;
@@ -283,7 +315,14 @@ function firstChoice(choices: unknown[]): unknown {
   return undefined;
 }
 
-function toolPart(piece: z.infer<typeof toolPieceSchema>, position: number): Part {
+function pushToolParts(parts: Part[], pieces: readonly ToolPiece[]): void {
+  for (let position = 0; position < pieces.length; position++) {
+    const piece = pieces[position];
+    if (piece !== undefined) parts.push(toolPart(piece, position));
+  }
+}
+
+function toolPart(piece: ToolPiece, position: number): Part {
   // Servers that omit the index put several calls in one delta, each at its place: the place is
   // the index. One call streamed in pieces without an index is at place 0 in every delta.
   const part: Part & { kind: 'tool' } = { kind: 'tool', index: piece.index ?? position };

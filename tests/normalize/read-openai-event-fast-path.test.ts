@@ -1,5 +1,6 @@
 /**
- * readOpenAIEvent reads the common chunk shape with typeof checks and everything else with zod.
+ * readOpenAIEvent reads the common chunk shape (texts or tool-call pieces) with typeof checks and
+ * everything else with zod.
  * The two must never disagree: each random chunk is read as it is (one choice, or none: the
  * fast path when the fields have the expected types) and with an extra choice at index 1 that
  * the reader passes over, which always sends it through zod. Seeded, so deterministic.
@@ -25,6 +26,19 @@ function field<T>(expected: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
 
 const text = fc.oneof(fc.constant(''), fc.string({ maxLength: 6 }), fc.constantFrom('<think>', 'a', 'b'));
 
+/** A tool-call piece, mostly well formed; its index at the edges of what zod's int() takes. */
+const toolPiece = field(
+  fc.record(
+    {
+      index: field(fc.oneof(fc.nat(3), fc.constantFrom(-0, -1, 0.5, 2 ** 53 - 1, 2 ** 53))),
+      id: field(fc.constantFrom('', 'call_1', 'call_2')),
+      type: fc.constant('function'),
+      function: field(fc.record({ name: field(fc.constantFrom('', 'f', 'lookup')), arguments: field(text) }, { requiredKeys: [] })),
+    },
+    { requiredKeys: [] },
+  ),
+);
+
 const delta = field(
   fc.record(
     {
@@ -36,6 +50,8 @@ const delta = field(
       tool_calls: fc.oneof(
         fc.constant(null),
         fc.constant([{ index: 0, id: 'call_1', function: { name: 'f', arguments: '{"a":' } }]),
+        fc.array(toolPiece, { maxLength: 3 }),
+        fc.jsonValue({ maxDepth: 2 }),
       ),
     },
     { requiredKeys: [] },
@@ -79,6 +95,19 @@ describe('readOpenAIEvent: the common-shape reading agrees with zod', () => {
         expect(read(value, logprobs)).toEqual(read(throughZod(value), logprobs));
       }),
       { seed: 0x0fa5, numRuns: 4_000 },
+    );
+  });
+
+  it('gives the same parts for seeded random tool-call pieces', () => {
+    const toolChunk = fc.record({
+      id: fc.constant('chatcmpl-1'),
+      choices: fc.tuple(fc.record({ index: fc.constant(0), delta: fc.record({ tool_calls: fc.array(toolPiece, { maxLength: 3 }) }) })),
+    });
+    fc.assert(
+      fc.property(toolChunk, (value) => {
+        expect(read(value, false)).toEqual(read(throughZod(value), false));
+      }),
+      { seed: 0x7001, numRuns: 2_000 },
     );
   });
 

@@ -14,14 +14,14 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { SvirError } from '../errors.js';
-import { createResponsesTranslator } from '../responses/create-responses-translator.js';
+import { createResponsesTranslator, type ResponsesTranslator } from '../responses/create-responses-translator.js';
 import { echoRequest } from '../responses/echo-request.js';
 import type { InputItem } from '../responses/input-item.js';
 import { readInputItems } from '../responses/read-input-items.js';
 import { resolveInputItems } from '../responses/resolve-input-items.js';
 import type { ResponseObject } from '../responses/response-object.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../responses/responses-request.js';
-import { toChatRequest } from '../responses/to-chat-request.js';
+import { toChatRequest, type TranslatedRequest } from '../responses/to-chat-request.js';
 import { toResponseItems } from '../responses/to-response-items.js';
 import { withItemIds } from '../responses/with-item-ids.js';
 import type { ResponseStore } from '../store/create-response-store.js';
@@ -65,6 +65,27 @@ function outputAsInput(response: ResponseObject): InputItem[] {
   return readInputItems(response.output, 'output').filter((item): item is InputItem => 'role' in item || item.type !== 'item_reference');
 }
 
+/**
+ * A fresh translator per attempt. Made apart from responsesRoute so that what an open stream
+ * keeps is what the response repeats (echo, model, tool origins), not the whole request.
+ */
+function translatorMaker(deps: ResponsesRouteDeps, id: string, request: ResponsesRequest, origins: TranslatedRequest['origins']): () => ResponsesTranslator {
+  const model = request.model;
+  const echo = echoRequest(request);
+  return () =>
+    createResponsesTranslator(
+      { id, model, echo, origins, reasoningField: deps.current().config.reasoning.field },
+      { makeItemId: (kind) => deps.makeResponsesId(kind), now: deps.now },
+    );
+}
+
+/** Puts the final response in the store with the request's own input items (their ids given here). */
+function keeper(deps: ResponsesRouteDeps, input: readonly InputItem[]): (response: ResponseObject) => void {
+  return (response) => {
+    deps.store.put({ response, input: withItemIds(input, (kind) => deps.makeResponsesId(kind)), output: outputAsInput(response) });
+  };
+}
+
 function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
   const parsed = responsesRequestSchema.safeParse(body);
   if (!parsed.success) throw invalidRequestError(parsed.error);
@@ -83,24 +104,9 @@ function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
   const notes = translated.notes;
 
   const id = deps.makeResponsesId('response');
-  const makeTranslator = () =>
-    createResponsesTranslator(
-      {
-        id,
-        model: request.model,
-        echo: echoRequest(request),
-        origins: translated.origins,
-        reasoningField: deps.current().config.reasoning.field,
-      },
-      { makeItemId: (kind) => deps.makeResponsesId(kind), now: deps.now },
-    );
+  const makeTranslator = translatorMaker(deps, id, request, translated.origins);
   // `store: false`: nothing is kept, and no final response object is made for it.
-  const keep =
-    request.store === false
-      ? undefined
-      : (response: ResponseObject): void => {
-          store.put({ response, input: withItemIds(input, (kind) => deps.makeResponsesId(kind)), output: outputAsInput(response) });
-        };
+  const keep = request.store === false ? undefined : keeper(deps, input);
 
   const chat = chatRoute(deps, translated.chat, responsesSender(makeTranslator, keep));
   return {

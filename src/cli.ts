@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { defaultConfig } from './config/default-config.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { configSchema, type Config } from './config/schema.js';
+import { createLogDestination } from './create-log-destination.js';
 import { collectSecrets, createLogger } from './logging.js';
 import { resolveApiKeys } from './auth/resolve-api-keys.js';
 import type { BackendStatus } from './router/create-model-registry.js';
@@ -152,7 +153,8 @@ async function main(): Promise<void> {
   const config = overridden.data;
 
   const secrets = [...collectSecrets(config), ...resolveApiKeys(config.server.apiKeys, process.env)];
-  const logger = createLogger({ level: config.server.logLevel, secrets });
+  // One batched stdout per process: its flush interval lives as long as the process.
+  const logger = createLogger({ level: config.server.logLevel, secrets, destination: createLogDestination() });
   // Signals are taken before anything is printed, so a supervisor that stops svir as soon as it
   // reads the summary still gets a graceful shutdown.
   let started: StartedServer | undefined;

@@ -1,5 +1,7 @@
 /**
- * Where svir's log lines go by default: stdout, written asynchronously and in batches.
+ * Where the svir program (cli.ts) writes its log lines: stdout, asynchronously and in batches.
+ * One per process: its flush interval is never cleared, so a library user building many servers
+ * keeps pino's line-by-line destination (logging.ts) unless it passes this one itself.
  *
  * pino's asynchronous destination (SonicBoom) with no minimum length starts a write as soon as a
  * line comes while none is in flight: at a few hundred requests a second that is one write call

@@ -5,7 +5,6 @@
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config/schema.js';
-import { createLogDestination } from './create-log-destination.js';
 
 export type { Logger } from 'pino';
 
@@ -71,7 +70,10 @@ export function createCensor(secrets: readonly string[]): (line: string) => stri
 export interface CreateLoggerOptions {
   level: LogLevel;
   secrets: readonly string[];
-  /** Where lines go; stdout in batches when absent (create-log-destination.ts). Tests pass a stream that collects them. */
+  /**
+   * Where lines go; stdout, line by line, when absent. The CLI passes stdout in batches
+   * (create-log-destination.ts); tests pass a stream that collects them.
+   */
   destination?: DestinationStream;
 }
 
@@ -84,7 +86,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       redact: { paths: REDACT_PATHS, censor: REDACTED },
       hooks: { streamWrite: censor },
     },
-    options.destination ?? createLogDestination(),
+    options.destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 

@@ -1,13 +1,15 @@
 /**
  * Child process of tests/server/log-destination.test.ts: logs `count` lines through svir's
- * default logger (stdout, batched), then ends as `how` says, at once, without a flush of its own.
+ * logger on the CLI's destination (stdout, batched), then ends as `how` says, at once, without a
+ * flush of its own.
  *   node --import tsx tests/helpers/log-then-end.ts <count> exit|throw|reject|stay
  */
+import { createLogDestination } from '../../src/create-log-destination.js';
 import { createLogger } from '../../src/logging.js';
 
 const count = Number(process.argv[2] ?? '0');
 const how = process.argv[3] ?? 'exit';
-const logger = createLogger({ level: 'info', secrets: [] });
+const logger = createLogger({ level: 'info', secrets: [], destination: createLogDestination() });
 for (let i = 0; i < count; i += 1) logger.info({ n: i, path: '/v1/chat/completions', status: 200 }, 'request');
 
 if (how === 'exit') process.exit(0);

@@ -9,22 +9,37 @@ import { toTextCompletionChunk } from './to-text-completion-chunk.js';
 
 /**
  * `id`, `object`, `created` and `model` are the same on every chunk of a stream, so their JSON is
- * made once and kept (one entry: the stream being written) and only the choice is serialized
- * per chunk. The text is byte for byte what JSON.stringify(chunk) gives.
+ * made once per stream and kept, and only the choice is serialized per chunk. The text is byte
+ * for byte what JSON.stringify(chunk) gives. Kept by id for the streams being written at the same
+ * time (token-paced streams take turns chunk by chunk): the last one first, then the others.
  */
-let envelopeId: string | undefined;
-let envelopeCreated = 0;
-let envelopeModel = '';
-let envelope = '';
+interface Envelope {
+  id: string;
+  created: number;
+  model: string;
+  text: string;
+}
+
+let last: Envelope | undefined;
+const envelopes = new Map<string, Envelope>();
+/** Streams that ended leave theirs behind: the whole memo is dropped when it holds this many. */
+const MAX_ENVELOPES = 256;
+
+function fits(envelope: Envelope | undefined, chunk: CleanChunk): envelope is Envelope {
+  return envelope !== undefined && envelope.id === chunk.id && envelope.created === chunk.created && envelope.model === chunk.model;
+}
 
 function envelopeOf(chunk: CleanChunk): string {
-  if (chunk.id !== envelopeId || chunk.created !== envelopeCreated || chunk.model !== envelopeModel) {
-    envelopeId = chunk.id;
-    envelopeCreated = chunk.created;
-    envelopeModel = chunk.model;
-    envelope = `data: {"id":${JSON.stringify(chunk.id)},"object":"chat.completion.chunk","created":${JSON.stringify(chunk.created)},"model":${JSON.stringify(chunk.model)},"choices":`;
+  if (fits(last, chunk)) return last.text;
+  let envelope = envelopes.get(chunk.id);
+  if (!fits(envelope, chunk)) {
+    const text = `data: {"id":${JSON.stringify(chunk.id)},"object":"chat.completion.chunk","created":${JSON.stringify(chunk.created)},"model":${JSON.stringify(chunk.model)},"choices":`;
+    envelope = { id: chunk.id, created: chunk.created, model: chunk.model, text };
+    if (envelopes.size >= MAX_ENVELOPES) envelopes.clear();
+    envelopes.set(chunk.id, envelope);
   }
-  return envelope;
+  last = envelope;
+  return envelope.text;
 }
 
 /**

@@ -57,6 +57,21 @@ describe('sse-encoder', () => {
     for (const each of [...chunks, ...odd, ...chunks]) expect(encodeChunk(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
   });
 
+  it('writes what JSON.stringify gives for chunks of many streams taking turns (ids shared or not, past the memo of 256)', () => {
+    const streams = Array.from({ length: 300 }, (_, i) => ({
+      // Every third stream shares its id with the one before, with another created or model.
+      id: `chatcmpl-${i - (i % 3 === 2 ? 1 : 0)}`,
+      created: 1_760_000_000 + (i % 2),
+      model: i % 5 === 0 ? 'other' : 'm',
+    }));
+    for (let turn = 0; turn < 3; turn++) {
+      for (const identity of streams) {
+        const each: CleanChunk = { ...chunk, ...identity, choices: [{ index: 0, delta: { content: `t${turn}` }, finish_reason: null }] };
+        expect(encodeChunk(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
+      }
+    }
+  });
+
   it('writes [DONE]', () => {
     expect(encodeDone()).toBe('data: [DONE]\n\n');
   });

@@ -1,7 +1,8 @@
 /**
  * `stream: true`: clean steps → SSE on the raw response, in the same turn as the upstream read
- * that produced them (pump-clean-steps.ts): each read becomes ONE write, with no promise between
- * the two. The headers go out with the first chunk (a failure before it is thrown, for the error
+ * that produced them (pump-clean-steps.ts): the steps of one turn become ONE write at its end
+ * (the last one is written with the end at once), with no promise between the read and the
+ * write. The headers go out with the first chunk (a failure before it is thrown, for the error
  * handler to answer with its real status); when the socket is full, the upstream reading pauses
  * until `drain`; a failure after the headers ends the stream with one error event and no
  * [DONE].

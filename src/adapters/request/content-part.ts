@@ -18,4 +18,15 @@ export const filePartSchema = z.looseObject({
   file: z.looseObject({ filename: z.string().optional(), file_data: z.string().optional() }),
 });
 
-export const contentArraySchema = z.array(z.unknown());
+const contentArraySchema = z.array(z.unknown());
+
+/**
+ * The parts of a message's content when it is an array; undefined for a string, null or no
+ * content. Most content is a string, and every rewrite asks this of every message: the
+ * question costs nothing then, instead of a refused parse.
+ */
+export function contentParts(content: unknown): unknown[] | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const parts = contentArraySchema.safeParse(content);
+  return parts.success ? parts.data : undefined;
+}

@@ -4,13 +4,13 @@
  * own template code joins them.
  */
 import type { RequestRewrite } from './request-draft.js';
-import { contentArraySchema, textPartSchema } from './content-part.js';
+import { contentParts, textPartSchema } from './content-part.js';
 
 function textOnly(content: unknown): string | undefined {
-  const parts = contentArraySchema.safeParse(content);
-  if (!parts.success) return undefined;
+  const parts = contentParts(content);
+  if (parts === undefined) return undefined;
   const texts: string[] = [];
-  for (const part of parts.data) {
+  for (const part of parts) {
     const text = textPartSchema.safeParse(part);
     if (!text.success) return undefined;
     texts.push(text.data.text);

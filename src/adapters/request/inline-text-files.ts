@@ -5,7 +5,7 @@
  */
 import { SvirError } from '../../errors.js';
 import type { RequestRewrite } from './request-draft.js';
-import { contentArraySchema, filePartSchema } from './content-part.js';
+import { contentParts, filePartSchema } from './content-part.js';
 import { parseDataUrl } from './parse-data-url.js';
 
 const TEXT_MEDIA = /^(text\/[\w.+-]+|application\/(json|xml|yaml|x-yaml|toml|javascript|x-sh|sql|[\w.-]+\+(json|xml)))$/;
@@ -25,10 +25,10 @@ export const inlineTextFiles: RequestRewrite = (draft, backend) => {
   let changed = false;
   let refused: string | undefined;
   const messages = draft.body.messages.map((message) => {
-    const parts = contentArraySchema.safeParse(message.content);
-    if (!parts.success) return message;
+    const parts = contentParts(message.content);
+    if (parts === undefined) return message;
     let touched = false;
-    const content = parts.data.map((part) => {
+    const content = parts.map((part) => {
       const file = filePartSchema.safeParse(part);
       if (!file.success) return part;
       const name = file.data.file.filename ?? 'file';

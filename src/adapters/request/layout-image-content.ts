@@ -5,16 +5,16 @@
  * images.
  */
 import type { RequestRewrite } from './request-draft.js';
-import { contentArraySchema, imagePartSchema, textPartSchema } from './content-part.js';
+import { contentParts, imagePartSchema, textPartSchema } from './content-part.js';
 import { sameJson } from './same-json.js';
 
 function layout(content: unknown): unknown[] | undefined {
-  const parts = contentArraySchema.safeParse(content);
-  if (!parts.success) return undefined;
+  const parts = contentParts(content);
+  if (parts === undefined) return undefined;
   const texts: string[] = [];
   const images: unknown[] = [];
   const others: unknown[] = [];
-  for (const part of parts.data) {
+  for (const part of parts) {
     const text = textPartSchema.safeParse(part);
     if (text.success) {
       if (text.data.text.length > 0) texts.push(text.data.text);

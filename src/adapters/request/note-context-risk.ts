@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { ChatMessage } from '../../chat-request.js';
 import type { RequestRewrite } from './request-draft.js';
-import { contentArraySchema } from './content-part.js';
+import { contentParts } from './content-part.js';
 
 const BYTES_PER_TOKEN = 3;
 const TOKENS_PER_IMAGE = 768;
@@ -24,9 +24,9 @@ function messageCost(message: ChatMessage): { bytes: number; images: number } {
   // Everything but the content (role, tool calls, reasoning sent back) is rendered too.
   bytes += Buffer.byteLength(JSON.stringify(rest));
   if (typeof content === 'string') return { bytes: bytes + Buffer.byteLength(content), images };
-  const parts = contentArraySchema.safeParse(content);
-  if (!parts.success) return { bytes, images };
-  for (const part of parts.data) {
+  const parts = contentParts(content);
+  if (parts === undefined) return { bytes, images };
+  for (const part of parts) {
     if (imagePart.safeParse(part).success) images += 1;
     else {
       const text = textPart.safeParse(part);

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { SvirError } from '../../errors.js';
 import type { RequestRewrite } from './request-draft.js';
-import { contentArraySchema } from './content-part.js';
+import { contentParts } from './content-part.js';
 
 const imageUrlPart = z.looseObject({ type: z.literal('image_url'), image_url: z.looseObject({ url: z.string() }) });
 
@@ -29,9 +29,9 @@ function unreadable(url: string, mediaTypes: readonly string[], server: string):
 export function requireDataUrlImages(mediaTypes: readonly string[], server: string): RequestRewrite {
   return (draft, backend) => {
     for (const message of draft.body.messages) {
-      const parts = contentArraySchema.safeParse(message.content);
-      if (!parts.success) continue;
-      for (const part of parts.data) {
+      const parts = contentParts(message.content);
+      if (parts === undefined) continue;
+      for (const part of parts) {
         const image = imageUrlPart.safeParse(part);
         if (!image.success) continue;
         const why = unreadable(image.data.image_url.url, mediaTypes, server);

@@ -14,7 +14,13 @@ const text = z.string().min(1);
 
 export function sendBackReasoning(key: ReasoningKey | null, noKeyWhy = 'the backend takes none'): RequestRewrite {
   return (draft, backend) => {
-    const carriers = [...new Set([backend.reasoningField ?? 'reasoning_content', 'reasoning_content', 'reasoning'])];
+    const field = backend.reasoningField ?? 'reasoning_content';
+    // Most requests send no reasoning back: then the request goes on as it is, uncopied.
+    const sendsReasoning = draft.body.messages.some(
+      (message) => message.role === 'assistant' && (field in message || 'reasoning_content' in message || 'reasoning' in message),
+    );
+    if (!sendsReasoning) return draft;
+    const carriers = [...new Set([field, 'reasoning_content', 'reasoning'])];
     const target = backend.config.reasoningTags === 'open' ? null : key;
     let moved = false;
     let dropped = false;

@@ -10,7 +10,8 @@ import { turnsReasoningOff } from '../adapters/request/turns-reasoning-off.js';
 import type { ChatRequest } from '../chat-request.js';
 import type { Config } from '../config/schema.js';
 
-const offeredTools = z.array(z.looseObject({ function: z.looseObject({ name: z.string().min(1) }) }));
+// Only the names are read: a stripping schema takes them without copying each tool whole.
+const offeredTools = z.array(z.object({ function: z.object({ name: z.string().min(1) }) }));
 
 /** `sent` is the body the server took: after a retry, not the adapter's first one. */
 export function buildStreamContext(

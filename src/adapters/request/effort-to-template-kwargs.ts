@@ -17,10 +17,11 @@ export function effortToTemplateKwargs(defaultKey?: string): RequestRewrite {
     const effort = draft.body.reasoning_effort;
     if (key === undefined || effort == null) return draft;
     const value = key === 'enable_thinking' ? effort !== 'none' : effort;
-    const existing = kwargsSchema.safeParse(draft.body.chat_template_kwargs);
+    const raw = draft.body.chat_template_kwargs;
+    const existing = typeof raw === 'object' && raw !== null ? kwargsSchema.safeParse(raw) : undefined;
     const body = {
       ...draft.body,
-      chat_template_kwargs: { ...(existing.success ? existing.data : {}), [key]: value },
+      chat_template_kwargs: { ...(existing?.success === true ? existing.data : {}), [key]: value },
     };
     delete body.reasoning_effort;
     return {

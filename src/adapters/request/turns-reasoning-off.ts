@@ -12,7 +12,10 @@ const kwargsSchema = z.record(z.string(), z.unknown());
 
 export function turnsReasoningOff(body: Record<string, unknown>, effortTemplateKey?: string): boolean {
   if (body.reasoning_effort === 'none') return true;
-  const kwargs = kwargsSchema.safeParse(body.chat_template_kwargs);
+  const raw = body.chat_template_kwargs;
+  // Asked of every stream, and most requests have no kwargs: no refused parse for those.
+  if (typeof raw !== 'object' || raw === null) return false;
+  const kwargs = kwargsSchema.safeParse(raw);
   if (!kwargs.success) return false;
   const { enable_thinking, thinking, reasoning_effort } = kwargs.data;
   if (enable_thinking === false || thinking === false || reasoning_effort === 'none') return true;

@@ -26,7 +26,7 @@ import { encodeComment, encodeErrorEvent } from '../normalize/sse-encoder.js';
 import type { QueueTicket } from '../queue/backend-queue.js';
 import type { BackendQueues } from '../queue/backend-queues.js';
 import { recordError, startSummary, summaryOf, type RequestSummary } from '../request-summary.js';
-import type { ModelRegistry, RouteCandidate } from '../router/create-model-registry.js';
+import type { BackendStateName, ModelRegistry, RouteCandidate } from '../router/create-model-registry.js';
 import { createStreamDeadlines, type StreamDeadlines } from '../timeouts/stream-deadlines.js';
 import type { UpstreamPool } from '../upstream/create-upstream-pool.js';
 import { ClientGoneError } from './client-gone-error.js';
@@ -135,6 +135,10 @@ function setSvirHeaders(reply: FastifyReply, backend: string, changes: readonly 
   reply.headers(svirHeaders(backend, changes));
 }
 
+function sameChanges(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((change, i) => change === b[i]);
+}
+
 /** What one request carries from backend to backend. */
 interface RequestScope {
   reply: FastifyReply;
@@ -208,9 +212,12 @@ async function answer(
   if (found.length === 0) throw new SvirError('model_not_found', { param: 'model' });
   // A known name only: the label set stays bounded whatever clients send.
   recorder.setModel(route.model);
-  const states = new Map(state.registry.status().map((status) => [status.name, status.state]));
+  // The backends' states are asked only when there is a choice to make (most models have one
+  // backend, and the balancer asks nothing then), and once per request.
+  let states: Map<string, BackendStateName> | undefined;
   const candidates = deps.balancer.order(route.model, found, (candidate) => {
     const name = candidate.backend.config.name;
+    states ??= new Map(state.registry.status().map((status) => [status.name, status.state]));
     const stats = deps.queues.get(name)?.stats();
     return { down: states.get(name) === 'down', load: stats === undefined ? 0 : stats.active + stats.queued };
   });
@@ -277,7 +284,8 @@ async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCan
     state,
   });
   summary.changes = prepared.changes;
-  setSvirHeaders(reply, name, prepared.changes);
+  // The headers are set again only when they say something new (most requests change nothing).
+  if (prepared.changes.length > 0) setSvirHeaders(reply, name, prepared.changes);
 
   const queue = deps.queues.get(name);
   recorder.stopwatch.enter('queue');
@@ -310,7 +318,7 @@ async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCan
     recorder.streamOpened();
     summary.changes = opened.changes;
     summary.retried = opened.retried;
-    setSvirHeaders(reply, name, opened.changes);
+    if (!sameChanges(opened.changes, prepared.changes)) setSvirHeaders(reply, name, opened.changes);
     await opened.respond({ reply, summary, recorder, deadlines });
   } catch (err) {
     if (isBackendDownError(err)) state.registry.report(name, false, err.message);

@@ -86,6 +86,8 @@ interface Entry {
   configured: readonly string[] | undefined;
   state: BackendStateName;
   discovered: DiscoveredModel[];
+  /** The ids of `discovered`, made once per answer rather than per request. */
+  discoveredIds: string[];
   /** When the last answer (or failure) came, ms; undefined: never asked. */
   checkedAt: number | undefined;
   reason: string | undefined;
@@ -129,6 +131,7 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
     configured: backend.models,
     state: 'unknown',
     discovered: [],
+    discoveredIds: [],
     checkedAt: undefined,
     reason: undefined,
     failure: undefined,
@@ -144,6 +147,7 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
           const listing: ModelListing = Array.isArray(answer) ? { models: answer, vision: undefined } : answer;
           entry.state = 'up';
           entry.discovered = listing.models;
+          entry.discoveredIds = listing.models.map((m) => m.id);
           entry.reason = undefined;
           entry.failure = undefined;
           // The config wins; otherwise what the server lists (llama.cpp without its projector
@@ -170,13 +174,21 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
     return entry.checkedAt === undefined || deps.now() - entry.checkedAt >= config.modelRefreshMs;
   }
 
+  /** The backends whose models come from their server (the config's list never changes). */
+  const discovering = entries.filter((e) => e.configured === undefined);
+
   /** Discovered lists that are missing or stale, asked again (configured lists need no asking). */
   async function refreshStale(): Promise<void> {
-    await Promise.all(entries.filter((e) => e.configured === undefined && isStale(e)).map(ask));
+    await Promise.all(discovering.filter(isStale).map(ask));
+  }
+
+  /** What a backend serves, not to be changed: the config's list or the ids last discovered. */
+  function servedBy(entry: Entry): readonly string[] {
+    return entry.configured ?? entry.discoveredIds;
   }
 
   function modelsOf(entry: Entry): string[] {
-    return entry.configured !== undefined ? [...entry.configured] : entry.discovered.map((m) => m.id);
+    return [...servedBy(entry)];
   }
 
   /** Who serves a name: an alias stands for its target (and wins over a model of the same name). */
@@ -186,7 +198,7 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
     const found: { entry: Entry; upstreamModel: string }[] = [];
     for (const entry of entries) {
       if (alias?.backend !== undefined && entry.info.config.name !== alias.backend) continue;
-      const served = modelsOf(entry);
+      const served = servedBy(entry);
       // The id as listed, else another the server answers to (its adapter says which).
       const upstreamModel = served.includes(model) ? model : getAdapter(entry.info.config.type).servedModelId?.(model, served);
       if (upstreamModel !== undefined) found.push({ entry, upstreamModel });
@@ -215,17 +227,17 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
     async resolve(model) {
       // A backend whose list was never had may serve the model too (the same model on several
       // backends): ask those once before answering, or the first one known would take it all.
-      const unasked = entries.filter((e) => e.configured === undefined && e.checkedAt === undefined);
+      const unasked = discovering.filter((e) => e.checkedAt === undefined);
       if (unasked.length > 0) await Promise.all(unasked.map(ask));
       let found = candidates(model);
       if (found.length > 0) {
         // Known: serve now; a stale list is refreshed without making this request wait.
-        void refreshStale();
+        if (discovering.some(isStale)) void refreshStale();
         return found;
       }
       // Not known yet: the model may have been loaded since the last look. Ask every
       // discovering backend now, whether or not its list is stale.
-      await Promise.all(entries.filter((e) => e.configured === undefined).map(ask));
+      await Promise.all(discovering.map(ask));
       found = candidates(model);
       if (found.length > 0) return found;
       // No backend has a model list svir knows (none configured, none answered): "no such model"

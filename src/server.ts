@@ -17,6 +17,7 @@ import { SvirError, toErrorResponse } from './errors.js';
 import { answerClientError } from './answer-client-error.js';
 import { bodyStillArriving, LINGER_LIMITS, lingerAfterRefusal, type LingerLimits } from './linger-after-refusal.js';
 import { exceedsJsonDepth } from './exceeds-json-depth.js';
+import { LazyChildLogger } from './lazy-child-logger.js';
 import { pathOf } from './path-of.js';
 import { pooledRandomBytes } from './pooled-random-bytes.js';
 import { collectSecrets, createLogger, createRequestLineLogger, type Logger } from './logging.js';
@@ -178,6 +179,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
       connectionsCheckingInterval: Math.min(CONNECTION_CHECK_MS, config.server.headersTimeoutMs),
     },
     genReqId: () => makeId('request'),
+    // request.log is made only when it first writes (lazy-child-logger.ts says why).
+    childLoggerFactory: (parent, bindings, options) => new LazyChildLogger(parent, bindings, options),
     requestIdHeader: false,
     // Shutdown answers late requests itself, in the one error shape.
     return503OnClosing: false,

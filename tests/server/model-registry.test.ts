@@ -61,6 +61,16 @@ describe('createModelRegistry', () => {
     expect(d.asked).toEqual(['a', 'a']);
   });
 
+  it('routes by the list last discovered: a model a server no longer lists goes to the others only', async () => {
+    const d = discovery({ a: ['m', 'moved'], b: ['moved'] });
+    const registry = createModelRegistry(config([A, B]), { listModels: d.listModels, now: () => 0 });
+    expect((await registry.resolve('moved')).map((c) => c.backend.config.name)).toEqual(['a', 'b']);
+    d.lists.a = ['m'];
+    await registry.refresh();
+    expect((await registry.resolve('moved')).map((c) => c.backend.config.name)).toEqual(['b']);
+    expect(registry.status().find((s) => s.name === 'a')?.models).toEqual(['m']);
+  });
+
   it('answers an unknown model with model_not_found (404) after asking', async () => {
     const d = discovery({ a: ['m'] });
     const registry = createModelRegistry(config([A]), { listModels: d.listModels, now: () => 0 });

@@ -42,19 +42,26 @@ function longStringTotal(value: unknown): number | undefined {
   if (typeof value === 'string') return value.length >= LONG_STRING_LENGTH ? value.length : 0;
   if (typeof value !== 'object' || value === null) return 0;
   if (!isPlainContainer(value)) return undefined;
-  // Walked on every request: index and key loops, no arrays of values made on the way.
+  // Walked on every request: index loops over the items and the own keys, and a short string
+  // (nearly every value) is passed over without a call.
   let total = 0;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const inner = longStringTotal(value[i]);
+      const item: unknown = value[i];
+      if (typeof item === 'string' && item.length < LONG_STRING_LENGTH) continue;
+      const inner = longStringTotal(item);
       if (inner === undefined) return undefined;
       total += inner;
     }
     return total;
   }
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
-    const inner = longStringTotal(Reflect.get(value, key));
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (key === undefined) continue;
+    const item: unknown = Reflect.get(value, key);
+    if (typeof item === 'string' && item.length < LONG_STRING_LENGTH) continue;
+    const inner = longStringTotal(item);
     if (inner === undefined) return undefined;
     total += inner;
   }

@@ -142,8 +142,8 @@ function requestLines(): z.infer<typeof logLineSchema>[] {
 }
 
 /**
- * How many request lines svir wrote before now: lines reach stdout in batches, at most about
- * 100 ms late (create-log-destination.ts), so the count is read once it stops moving.
+ * How many request lines svir wrote before now: lines reach stdout asynchronously, a little
+ * after the answer (create-log-destination.ts), so the count is read once it stops moving.
  */
 async function settledRequestLineCount(): Promise<number> {
   let count = requestLines().length;

@@ -180,7 +180,7 @@ describe('svir program: SIGHUP and watchConfig', () => {
     writeFileSync(file, yaml({ fast: 'lms/qwen3.8-27b' }));
     child?.kill('SIGHUP');
     await until(async () => (await listed(svir.url)).includes('fast@lms'), 'the alias after SIGHUP');
-    // Log lines reach stdout in batches, at most about 100 ms late (create-log-destination.ts).
+    // Log lines reach stdout asynchronously, a little after the event (create-log-destination.ts).
     await until(() => svir.output().includes('config reloaded'), 'the reload line');
     expect((await post(svir.url, chatBody('fast'))).status).toBe(200);
 

@@ -4,12 +4,12 @@
  * that svir refuses first). Bounded in time and size; any failure is a SvirError, so the caller
  * can mark the backend down and go on.
  */
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import type { BackendInfo } from '../adapters/adapter.js';
 import { readListedVision } from '../adapters/models/read-listed-vision.js';
 import { SvirError } from '../errors.js';
-import { discardBody } from './discard-body.js';
+import { dispatchRequest, type UpstreamResponse } from './dispatch-request.js';
 import { mapTransportError } from './map-transport-error.js';
 import { modelsRequest } from './models-request.js';
 import { readBoundedBody } from './read-bounded-body.js';
@@ -56,10 +56,10 @@ export async function fetchModelList(
   const { url, headers } = modelsRequest(backend);
   const name = backend.config.name;
   const signal = AbortSignal.timeout(options.timeoutMs);
-  let response: Dispatcher.ResponseData;
+  let response: UpstreamResponse;
   try {
-    response = await request(url, {
-      dispatcher,
+    response = await dispatchRequest(dispatcher, {
+      url,
       method: 'GET',
       headers: { ...headers, accept: 'application/json', 'user-agent': 'svir' },
       signal,
@@ -72,7 +72,7 @@ export async function fetchModelList(
   }
   if (response.statusCode < 200 || response.statusCode > 299) {
     // Only the status is used: an error body (which a server may stall on 401/403) is not read.
-    discardBody(response.body);
+    response.body.discard();
     const status = response.statusCode;
     const code = status === 401 || status === 403 ? 'upstream_auth_failed' : status === 429 ? 'rate_limit_exceeded' : 'upstream_error';
     // Kept for a request that can only be answered with this failure (no model list known).

@@ -11,16 +11,16 @@
  * retries end after as many as there are fields the adapter's planners know.
  */
 import { Readable } from 'node:stream';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Adapter, BackendInfo, UpstreamCall } from '../adapters/adapter.js';
 import { SvirError } from '../errors.js';
-import { discardBody } from './discard-body.js';
+import { dispatchRequest, type UpstreamResponse } from './dispatch-request.js';
 import { bodyPieces, encodeJsonBody } from './encode-json-body.js';
 import { mapTransportError } from './map-transport-error.js';
 import { ERROR_BODY_LIMITS, readBoundedBody } from './read-bounded-body.js';
-import { bindResponseBody, closeRequestSocket, watchRequestSocket } from './request-sockets.js';
+import type { UpstreamBody } from './upstream-body.js';
 
-export type UpstreamBody = Dispatcher.ResponseData['body'];
+export type { UpstreamBody } from './upstream-body.js';
 
 export interface OpenChatStreamArgs {
   dispatcher: Dispatcher;
@@ -57,17 +57,12 @@ function withStream(body: Record<string, unknown>, args: OpenChatStreamArgs): Re
   return args.expect === 'json' || body.stream === true ? body : { ...body, stream: true };
 }
 
-async function send(args: OpenChatStreamArgs, body: Record<string, unknown>): Promise<Dispatcher.ResponseData> {
+async function send(args: OpenChatStreamArgs, body: Record<string, unknown>): Promise<UpstreamResponse> {
   const encoded = encodeJsonBody(body);
   const whole = encoded.parts.length === 1 ? encoded.parts[0] : undefined;
-  const payload = whole === undefined ? Readable.from(bodyPieces(encoded), { objectMode: false }) : Buffer.from(whole, 'utf8');
-  // Listening before undici does, the socket is closed before undici's own abort runs
-  // (request-sockets.ts says why).
-  const socket = watchRequestSocket(payload);
-  args.signal.addEventListener('abort', () => closeRequestSocket(socket), { once: true });
   try {
-    const response = await request(args.call.url, {
-      dispatcher: args.dispatcher,
+    return await dispatchRequest(args.dispatcher, {
+      url: args.call.url,
       method: 'POST',
       headers: {
         ...args.call.headers,
@@ -77,11 +72,9 @@ async function send(args: OpenChatStreamArgs, body: Record<string, unknown>): Pr
         // undici holds a streamed body to this length exactly (a mismatch fails the request).
         ...(whole === undefined ? { 'content-length': String(encoded.byteLength) } : {}),
       },
-      body: payload,
+      body: whole === undefined ? Readable.from(bodyPieces(encoded), { objectMode: false }) : Buffer.from(whole, 'utf8'),
       signal: args.signal,
     });
-    bindResponseBody(socket, response.body);
-    return response;
   } catch (err) {
     if (args.signal.aborted) throw args.signal.reason;
     throw mapTransportError(err, args.backend.config.name, 'request');
@@ -104,7 +97,7 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
       // 401/403: the status says it all, and the server's words are never shown (they may quote
       // the key), so a body the server may stall (R§5) is dropped unread.
       const auth = status === 401 || status === 403;
-      if (auth) discardBody(response.body);
+      if (auth) response.body.discard();
       const text = auth ? '' : await readBoundedBody(response.body, ERROR_BODY_LIMITS);
       if (args.signal.aborted) throw args.signal.reason;
       const retryAfter = headerValue(response.headers['retry-after']);
@@ -125,7 +118,7 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
     const contentType = headerValue(response.headers['content-type']) ?? '';
     const json = args.expect === 'json';
     if (!(json ? /^\s*application\/([\w.+-]*\+)?json\b/i : /^\s*text\/event-stream\b/i).test(contentType)) {
-      discardBody(response.body);
+      response.body.discard();
       const what = contentType === '' ? 'no content type' : `content type "${contentType.slice(0, 100)}"`;
       throw new SvirError('upstream_error', {
         source: 'upstream',

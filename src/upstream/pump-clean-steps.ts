@@ -1,21 +1,21 @@
 /**
- * The upstream event stream → clean steps, in one synchronous pass per upstream read: the body's
- * `data` event runs bytes → SSE events (decoder) → neutral parts (adapter) → clean chunks
- * (normalizer) and hands the step to the consumer at once, which encodes and writes it in the
- * same turn. No promise or generator lies between the socket read and the client write.
+ * The upstream event stream → clean steps, in one synchronous pass per upstream read: each read
+ * undici's parser hands over (upstream-body.ts) runs bytes → SSE events (decoder) → neutral
+ * parts (adapter) → clean chunks (normalizer) and hands the step to the consumer at once, which
+ * encodes and writes it in the same turn. No stream, promise or generator lies between the
+ * socket read and the client write.
  *
  * Backpressure: when the consumer says it cannot take more (the client's socket is full), the
- * body is paused; undici then stops reading the upstream socket once its own buffer is full, and
- * `resume()` (on the client's `drain`) starts it again.
+ * read returns false and undici stops reading the upstream socket at once; `resume()` (on the
+ * client's `drain`) starts it again.
  */
 import type { Adapter, StreamContext } from '../adapters/adapter.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import type { Normalizer, NormalizerStep } from '../normalize/normalizer.js';
 import type { SseEvent } from '../normalize/parts.js';
 import type { SseDecoder } from '../normalize/sse-decoder.js';
-import { discardBody } from './discard-body.js';
 import { mapTransportError } from './map-transport-error.js';
-import type { UpstreamBody } from './open-chat-stream.js';
+import type { UpstreamBody } from './upstream-body.js';
 
 export interface ReadCleanStepsArgs {
   body: UpstreamBody;
@@ -71,29 +71,24 @@ const DRAIN_LIMIT_MS = 1_000;
 
 /** Reads the rest of a body after `[DONE]`, so that its connection goes back to the pool. */
 function drainRest(body: UpstreamBody): void {
-  if (body.readableEnded || body.destroyed) return;
+  if (body.over) return;
   let size = 0;
-  const stop = (): void => {
-    clearTimeout(timer);
-    body.off('data', onData);
-    body.off('end', stop);
-    body.off('close', stop);
-  };
-  const onData = (bytes: Uint8Array): void => {
-    size += bytes.byteLength;
-    if (size <= DRAIN_LIMIT_BYTES) return;
-    stop();
-    discardBody(body);
-  };
   const timer = setTimeout(() => {
     // The server closed it first, or took too long: nothing to reuse.
-    stop();
-    discardBody(body);
+    body.discard();
   }, DRAIN_LIMIT_MS);
-  body.on('data', onData);
-  body.once('end', stop);
-  body.once('close', stop);
-  body.resume();
+  const stop = (): void => clearTimeout(timer);
+  body.read({
+    data(bytes) {
+      size += bytes.byteLength;
+      if (size <= DRAIN_LIMIT_BYTES) return true;
+      stop();
+      body.discard();
+      return false;
+    },
+    end: stop,
+    error: stop,
+  });
 }
 
 /** Runs the events of one read through the adapter and the normalizer. */
@@ -110,10 +105,6 @@ function finalStep(chunks: CleanChunk[], step: NormalizerStep): NormalizerStep {
   return step.error === undefined ? { chunks, done: step.done } : { chunks, error: step.error, done: step.done };
 }
 
-function prematureClose(): Error {
-  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
-}
-
 /**
  * Hands `sink` a step whenever a read produced chunks, and a last step that is `done` or
  * carries the error. An upstream failure becomes that error step; an abort rejects `finished`.
@@ -127,52 +118,42 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
     settle = { resolve, reject };
   });
 
-  function detach(): void {
-    body.off('data', onData);
-    body.off('end', onEnd);
-    body.off('error', onError);
-    body.off('close', onClose);
-  }
-
   /** The last step was taken. After `[DONE]` the rest of the body is read, so the connection is reused. */
   function complete(step: NormalizerStep, ended: boolean): void {
     over = true;
-    detach();
     if (!ended) {
       // Anything but a clean end (error, abort) closes the connection, which also tells a
       // local server to stop generating.
       if (step.done) drainRest(body);
-      else discardBody(body);
+      else body.discard();
     }
     settle.resolve();
   }
 
   function fail(err: unknown): void {
     over = true;
-    detach();
-    discardBody(body);
+    body.discard();
     settle.reject(err);
   }
 
-  function deliver(step: NormalizerStep, last: boolean, ended = false): void {
+  /** Hands `step` over; false when the consumer cannot take another for now. */
+  function deliver(step: NormalizerStep, last: boolean, ended = false): boolean {
     let room: boolean;
     try {
       observer?.step?.(step);
       room = sink.take(step);
     } catch (err) {
       fail(err);
-      return;
+      return false;
     }
     if (last) complete(step, ended);
     else if (room) observer?.beforeRead();
-    else {
-      paused = true;
-      body.pause();
-    }
+    else paused = true;
+    return room;
   }
 
-  function onData(bytes: Uint8Array): void {
-    if (over) return;
+  function onData(bytes: Uint8Array): boolean {
+    if (over) return false;
     const chunks: CleanChunk[] = [];
     let step: NormalizerStep | undefined;
     try {
@@ -181,12 +162,12 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
       step = pushEvents(events, args, chunks);
     } catch (err) {
       // The decoder refuses an endless line with a SvirError; mapTransportError keeps it.
-      deliver({ chunks, error: mapTransportError(err, args.ctx.backend, 'stream'), done: false }, true);
-      return;
+      return deliver({ chunks, error: mapTransportError(err, args.ctx.backend, 'stream'), done: false }, true);
     }
-    if (step !== undefined) deliver(finalStep(chunks, step), true);
-    else if (chunks.length > 0) deliver({ chunks, done: false }, false);
-    else observer?.beforeRead();
+    if (step !== undefined) return deliver(finalStep(chunks, step), true);
+    if (chunks.length > 0) return deliver({ chunks, done: false }, false);
+    observer?.beforeRead();
+    return true;
   }
 
   function onEnd(): void {
@@ -213,18 +194,8 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
     deliver({ chunks: [], error: mapTransportError(err, args.ctx.backend, 'stream'), done: false }, true);
   }
 
-  function onClose(): void {
-    // Closed without an end or an error: cut.
-    if (!over && !body.readableEnded) onError(prematureClose());
-  }
-
-  // Never an uncaught error from a body svir is done with (undici destroys it on abort).
-  body.on('error', () => undefined);
-  body.on('error', onError);
-  body.on('end', onEnd);
-  body.on('close', onClose);
   observer?.beforeRead();
-  body.on('data', onData);
+  body.read({ data: onData, end: onEnd, error: onError });
 
   return {
     resume() {
@@ -236,8 +207,7 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
     cancel() {
       if (over) return;
       over = true;
-      detach();
-      discardBody(body);
+      body.discard();
       settle.resolve();
     },
     finished,

@@ -4,40 +4,42 @@
  * failure while reading is mapped like a cut stream; the abort reason (client gone, a deadline)
  * is rethrown as it is.
  */
-import type { Dispatcher } from 'undici';
 import { SvirError } from '../errors.js';
-import { discardBody } from './discard-body.js';
 import { mapTransportError } from './map-transport-error.js';
+import type { UpstreamBody } from './upstream-body.js';
 
-export async function readJsonBody(
-  body: Dispatcher.ResponseData['body'],
-  options: { maxBytes: number; backend: string; signal: AbortSignal },
-): Promise<unknown> {
+export function readJsonBody(body: UpstreamBody, options: { maxBytes: number; backend: string; signal: AbortSignal }): Promise<unknown> {
   const { backend } = options;
-  const pieces: Uint8Array[] = [];
+  const pieces: Buffer[] = [];
   let size = 0;
-  try {
-    for await (const chunk of body) {
-      const bytes: Uint8Array = chunk;
-      size += bytes.byteLength;
-      if (size > options.maxBytes) {
-        discardBody(body);
-        throw new SvirError('upstream_error', {
-          source: 'upstream',
-          backend,
-          message: `backend "${backend}" sent an answer larger than ${options.maxBytes / 1024 / 1024} MiB.`,
-        });
-      }
-      pieces.push(bytes);
-    }
-  } catch (err) {
-    if (options.signal.aborted) throw options.signal.reason;
-    if (err instanceof SvirError) throw err;
-    throw mapTransportError(err, backend, 'stream');
-  }
-  try {
-    return JSON.parse(Buffer.concat(pieces, size).toString('utf8'));
-  } catch {
-    throw new SvirError('upstream_error', { source: 'upstream', backend, message: `backend "${backend}" sent an answer that is not JSON.` });
-  }
+  return new Promise((resolve, reject) => {
+    body.read({
+      data(bytes) {
+        size += bytes.byteLength;
+        if (size <= options.maxBytes) {
+          pieces.push(bytes);
+          return true;
+        }
+        body.discard();
+        reject(
+          new SvirError('upstream_error', {
+            source: 'upstream',
+            backend,
+            message: `backend "${backend}" sent an answer larger than ${options.maxBytes / 1024 / 1024} MiB.`,
+          }),
+        );
+        return false;
+      },
+      end() {
+        try {
+          resolve(JSON.parse(Buffer.concat(pieces, size).toString('utf8')));
+        } catch {
+          reject(new SvirError('upstream_error', { source: 'upstream', backend, message: `backend "${backend}" sent an answer that is not JSON.` }));
+        }
+      },
+      error(err) {
+        reject(options.signal.aborted ? options.signal.reason : mapTransportError(err, backend, 'stream'));
+      },
+    });
+  });
 }

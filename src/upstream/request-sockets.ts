@@ -8,7 +8,9 @@
  * (nodejs/undici#5845). Each aborted stream thus left one connection that never carried a
  * request, and a llama.cpp server gives every connection one of its few HTTP slots. When svir
  * destroys the socket itself first, with an ordinary error, undici fails the request instead of
- * re-queueing it, and its own abort then finds the socket already gone.
+ * re-queueing it, and its own abort then finds the socket already gone. undici's dispatch
+ * controller aborts the same way (its `abort` is that very function), so the handler API svir
+ * uses does not avoid this, and it names no socket either.
  *
  * undici names a request's socket on its `undici:client:sendHeaders` diagnostics channel; the
  * request is recognised by its body, which is the very Buffer or stream svir passed.
@@ -24,7 +26,6 @@ export interface RequestSocket {
 }
 
 const byPayload = new WeakMap<object, RequestSocket>();
-const byResponse = new WeakMap<object, RequestSocket>();
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
@@ -47,20 +48,9 @@ export function watchRequestSocket(payload: object): RequestSocket {
   return entry;
 }
 
-/** Lets `closeResponseSocket(body)` find the request behind a response body. */
-export function bindResponseBody(entry: RequestSocket, responseBody: object): void {
-  byResponse.set(responseBody, entry);
-}
-
 /** Destroys the request's socket, unless undici already finished with it (then it may serve another request). */
 export function closeRequestSocket(entry: RequestSocket): void {
   const { socket, request } = entry;
   if (socket === undefined || request === undefined || request.completed === true || socket.destroyed) return;
   socket.destroy(new Error('svir closed the upstream request'));
-}
-
-/** `closeRequestSocket` for the request that a response body belongs to (none known: nothing). */
-export function closeResponseSocket(responseBody: object): void {
-  const entry = byResponse.get(responseBody);
-  if (entry !== undefined) closeRequestSocket(entry);
 }

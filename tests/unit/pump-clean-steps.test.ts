@@ -1,16 +1,19 @@
 /**
  * pumpCleanSteps: one step per upstream read, handed over in the read's own turn; a consumer
  * that cannot take more pauses the body until it resumes; the last step settles `finished`; an
- * abort rejects it with the abort's reason. Against a real undici body from a local server.
+ * abort rejects it with the abort's reason. Against a real undici request (dispatchRequest) to a
+ * local server.
  */
+import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openaiAdapter } from '../../src/adapters/openai.js';
 import type { NormalizerStep } from '../../src/normalize/normalizer.js';
 import { createNormalizer } from '../../src/normalize/normalizer.js';
 import { createSseDecoder } from '../../src/normalize/sse-decoder.js';
+import { dispatchRequest } from '../../src/upstream/dispatch-request.js';
 import { pumpCleanSteps, type ReadCleanStepsArgs, type StepSink } from '../../src/upstream/pump-clean-steps.js';
 import { fixtureContext } from '../helpers/replay-fixture.js';
 
@@ -48,7 +51,7 @@ async function open(answer: (res: ServerResponse) => void, signal = new AbortCon
   if (address === null || typeof address === 'string') throw new Error('no port');
   const agent = new Agent();
   agents.push(agent);
-  const response = await request(`http://127.0.0.1:${address.port}/`, { dispatcher: agent, signal });
+  const response = await dispatchRequest(agent, { url: `http://127.0.0.1:${address.port}/`, method: 'GET', headers: {}, signal });
   const ctx = fixtureContext();
   return {
     body: response.body,
@@ -101,10 +104,21 @@ describe('pumpCleanSteps', () => {
     const pump = pumpCleanSteps(args, sink);
     await until(() => steps.length === 1);
     expect(texts(steps)).toEqual(['a']);
-    expect(args.body.isPaused()).toBe(true);
     upstream?.write(event('b'));
-    // Read by undici and held in the body, not handed over.
-    await until(() => args.body.readableLength > 0);
+    // undici stops reading the socket: the server's writes back up until they stay backed up
+    // (comments make no step).
+    const comment = `: ${'x'.repeat(64 * 1024)}\n\n`;
+    const server = upstream;
+    if (server === undefined) throw new Error('no upstream response');
+    let written = 0;
+    for (let backedUp = false; !backedUp && written < 256 * 1024 * 1024; ) {
+      while (!server.writableNeedDrain) {
+        server.write(comment);
+        written += comment.length;
+      }
+      backedUp = !(await Promise.race([once(server, 'drain').then(() => true), sleep(300).then(() => false)]));
+    }
+    expect(written).toBeLessThan(256 * 1024 * 1024);
     expect(texts(steps)).toEqual(['a']);
     room = true;
     pump.resume();

@@ -1,0 +1,31 @@
+/**
+ * The body of an upstream answer as undici's parser reads it (dispatch-request.ts): each read is
+ * handed to the reader in the parser's own turn, with no stream, buffer or promise in between.
+ * The reader says when it cannot take more, and undici then stops reading the socket until
+ * `resume()`: a slow client holds the backend back through TCP, not through svir's memory.
+ */
+export interface BodySink {
+  /** One read of the body. false: no more for now; the next read waits for `resume()`. */
+  data(bytes: Buffer): boolean;
+  /** The body ended whole (the connection may serve another request). */
+  end(): void;
+  /** The body failed: cut, too slow, aborted (then `err` is the abort's reason). */
+  error(err: unknown): void;
+}
+
+export interface UpstreamBody {
+  /**
+   * Reads from now on go to `sink`, instead of an earlier reader: reads held meanwhile first,
+   * then the end or failure if it came already. Starts the reading.
+   */
+  read(sink: BodySink): void;
+  /** The reader can take reads again (after its `data` returned false). */
+  resume(): void;
+  /**
+   * svir will not read this body (any further): its socket is closed and the request aborted,
+   * unless it ended already. The reader hears nothing more.
+   */
+  discard(): void;
+  /** Nothing more comes: the body ended, failed or was discarded. */
+  readonly over: boolean;
+}

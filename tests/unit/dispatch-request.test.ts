@@ -1,0 +1,208 @@
+/**
+ * dispatchRequest: undici's handler API without a Readable. The head resolves the promise and the
+ * body waits, paused, for its reader (bytes sent with the head are not lost); a reader that
+ * cannot take more stops undici reading the socket; an abort or a discard closes the request's
+ * own socket and leaves no spare connection (undici#5845, request-sockets.ts); a failure reaches
+ * the reader at once, even while it is paused. Against real sockets on 127.0.0.1.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { dispatchRequest } from '../../src/upstream/dispatch-request.js';
+import type { BodySink } from '../../src/upstream/upstream-body.js';
+
+const servers: Server[] = [];
+const agents: Agent[] = [];
+afterEach(async () => {
+  for (const agent of agents.splice(0)) await agent.destroy();
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** Waits until `check` holds (the machine may be slow), failing after 10 s. */
+async function until(check: () => boolean): Promise<void> {
+  for (let waited = 0; !check(); waited += 10) {
+    if (waited > 10_000) throw new Error('timed out waiting');
+    await sleep(10);
+  }
+}
+
+interface Upstream {
+  url: string;
+  agent: Agent;
+  /** Every connection the server accepted. */
+  sockets: Socket[];
+}
+
+async function serve(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<Upstream> {
+  const sockets: Socket[] = [];
+  const server = createServer(answer);
+  server.on('connection', (socket: Socket) => sockets.push(socket));
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  const agent = new Agent();
+  agents.push(agent);
+  return { url: `http://127.0.0.1:${address.port}/v1/chat/completions?x=1`, agent, sockets };
+}
+
+/** A reader that keeps what it hears. */
+function recorder(room: () => boolean = () => true): BodySink & { text(): string; ended: boolean; failed: unknown } {
+  const pieces: Buffer[] = [];
+  const sink = {
+    ended: false,
+    failed: undefined as unknown,
+    text: () => Buffer.concat(pieces).toString('utf8'),
+    data(bytes: Buffer) {
+      pieces.push(bytes);
+      return room();
+    },
+    end() {
+      sink.ended = true;
+    },
+    error(err: unknown) {
+      sink.failed = err;
+    },
+  };
+  return sink;
+}
+
+const post = (upstream: Upstream, signal: AbortSignal, body = Buffer.from('{"a":1}')) =>
+  dispatchRequest(upstream.agent, { url: upstream.url, method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
+
+describe('dispatchRequest', () => {
+  it('sends the request as given and holds the body sent with the head until a reader comes', async () => {
+    let seen: { method?: string; url?: string; body: string } = { body: '' };
+    const upstream = await serve((req, res) => {
+      let body = '';
+      req.on('data', (bytes: Buffer) => (body += bytes.toString('utf8')));
+      req.on('end', () => {
+        seen = { method: req.method, url: req.url, body };
+        res.writeHead(201, { 'content-type': 'text/event-stream', 'x-two': ['a', 'b'] });
+        res.end('data: one\n\n');
+      });
+    });
+    const response = await post(upstream, new AbortController().signal);
+    expect(seen).toEqual({ method: 'POST', url: '/v1/chat/completions?x=1', body: '{"a":1}' });
+    expect(response.statusCode).toBe(201);
+    expect(response.headers['content-type']).toBe('text/event-stream');
+    expect(response.headers['x-two']).toEqual(['a', 'b']);
+    // Nobody reads yet: nothing is lost meanwhile.
+    await sleep(50);
+    const sink = recorder();
+    response.body.read(sink);
+    await until(() => sink.ended);
+    expect(sink.text()).toBe('data: one\n\n');
+    expect(response.body.over).toBe(true);
+  });
+
+  it('stops reading the socket while the reader cannot take more, and reads on after resume', async () => {
+    let upstream: ServerResponse | undefined;
+    const server = await serve((req, res) => {
+      req.resume();
+      upstream = res;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('first');
+    });
+    const response = await post(server, new AbortController().signal);
+    let room = false;
+    const sink = recorder(() => room);
+    response.body.read(sink);
+    await until(() => sink.text() === 'first');
+    const res = upstream;
+    if (res === undefined) throw new Error('no upstream response');
+    // Writes back up once undici stops reading (256 MiB would mean it never did).
+    const piece = 'x'.repeat(64 * 1024);
+    let written = 0;
+    for (let backedUp = false; !backedUp && written < 256 * 1024 * 1024; ) {
+      while (!res.writableNeedDrain) {
+        res.write(piece);
+        written += piece.length;
+      }
+      backedUp = !(await Promise.race([new Promise<boolean>((resolve) => res.once('drain', () => resolve(true))), sleep(300).then(() => false)]));
+    }
+    expect(written).toBeLessThan(256 * 1024 * 1024);
+    expect(sink.text().length).toBeLessThan(5 + 2 * piece.length);
+    room = true;
+    response.body.resume();
+    res.end('last');
+    await until(() => sink.ended);
+    expect(sink.text()).toBe(`first${'x'.repeat(written)}last`);
+  });
+
+  it('rejects with the abort reason before the head, and tells the reader after it', async () => {
+    const upstream = await serve((req) => req.resume());
+    const before = new AbortController();
+    const pending = post(upstream, before.signal);
+    await until(() => upstream.sockets.length === 1);
+    const reason = new Error('client gone');
+    before.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+
+    const streaming = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('a');
+    });
+    const after = new AbortController();
+    const response = await post(streaming, after.signal);
+    // A reader that cannot take more still hears the failure at once.
+    const sink = recorder(() => false);
+    response.body.read(sink);
+    await until(() => sink.text() === 'a');
+    after.abort(reason);
+    expect(sink.failed).toBe(reason);
+    expect(response.body.over).toBe(true);
+    await until(() => streaming.sockets.every((socket) => socket.destroyed));
+    // Time for a spare connection to show up, if one were going to.
+    await sleep(300);
+    expect(streaming.sockets).toHaveLength(1);
+  });
+
+  it('closes the socket of a discarded body without opening another, and the reader hears nothing more', async () => {
+    const upstream = await serve((req, res) => {
+      req.resume();
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.write('never ends');
+    });
+    const response = await post(upstream, new AbortController().signal);
+    const sink = recorder();
+    response.body.read(sink);
+    await until(() => sink.text() === 'never ends');
+    response.body.discard();
+    expect(response.body.over).toBe(true);
+    await until(() => upstream.sockets.every((socket) => socket.destroyed));
+    await sleep(300);
+    expect(upstream.sockets).toHaveLength(1);
+    expect(sink.failed).toBeUndefined();
+    expect(sink.ended).toBe(false);
+  });
+
+  it('rejects with the transport error when nothing answers, and a body ended whole keeps its connection', async () => {
+    const closed = await serve(() => undefined);
+    const port = new URL(closed.url).port;
+    await new Promise((resolve) => servers.pop()?.close(resolve));
+    const refused = dispatchRequest(closed.agent, { url: `http://127.0.0.1:${port}/`, method: 'GET', headers: {}, signal: new AbortController().signal });
+    await expect(refused).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+
+    const upstream = await serve((req, res) => {
+      req.resume();
+      res.end('ok');
+    });
+    for (let i = 0; i < 3; i++) {
+      const response = await post(upstream, new AbortController().signal);
+      const sink = recorder();
+      response.body.read(sink);
+      await until(() => sink.ended);
+      expect(sink.text()).toBe('ok');
+      // undici hands a socket to the next request one event loop turn after an answer ended.
+      await sleep(10);
+    }
+    expect(upstream.sockets).toHaveLength(1);
+  });
+});

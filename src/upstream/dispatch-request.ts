@@ -101,9 +101,13 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     return reason instanceof Error ? reason : new errors.RequestAbortedError();
   }
 
+  /**
+   * The abort listener stays (it does nothing once the state moved on): the signal is made for
+   * the request (the attempt's deadlines, a listing's timeout) and goes with it, and removing a
+   * listener from an AbortSignal costs more than all the rest of this bookkeeping.
+   */
   #settle(state: number): void {
     this.#state = state;
-    this.#signal.removeEventListener('abort', this.#onAbort);
   }
 
   // The handler, called by undici.

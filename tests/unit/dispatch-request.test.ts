@@ -8,47 +8,32 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { Agent } from 'undici';
+import { describe, expect, it } from 'vitest';
 import { dispatchRequest } from '../../src/upstream/dispatch-request.js';
 import type { BodySink } from '../../src/upstream/upstream-body.js';
+import { loopbackPeers, until } from '../helpers/loopback-peers.js';
 
-const servers: Server[] = [];
-const agents: Agent[] = [];
-afterEach(async () => {
-  for (const agent of agents.splice(0)) await agent.destroy();
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
-
-/** Waits until `check` holds (the machine may be slow), failing after 10 s. */
-async function until(check: () => boolean): Promise<void> {
-  for (let waited = 0; !check(); waited += 10) {
-    if (waited > 10_000) throw new Error('timed out waiting');
-    await sleep(10);
-  }
-}
+const peers = loopbackPeers();
 
 interface Upstream {
   url: string;
   agent: Agent;
   /** Every connection the server accepted. */
   sockets: Socket[];
+  server: Server;
 }
 
 async function serve(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<Upstream> {
   const sockets: Socket[] = [];
   const server = createServer(answer);
   server.on('connection', (socket: Socket) => sockets.push(socket));
-  servers.push(server);
+  peers.server(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
-  const agent = new Agent();
-  agents.push(agent);
-  return { url: `http://127.0.0.1:${address.port}/v1/chat/completions?x=1`, agent, sockets };
+  const agent = peers.agent();
+  return { url: `http://127.0.0.1:${address.port}/v1/chat/completions?x=1`, agent, sockets, server };
 }
 
 /** A reader that keeps what it hears. */
@@ -186,7 +171,7 @@ describe('dispatchRequest', () => {
   it('rejects with the transport error when nothing answers, and a body ended whole keeps its connection', async () => {
     const closed = await serve(() => undefined);
     const port = new URL(closed.url).port;
-    await new Promise((resolve) => servers.pop()?.close(resolve));
+    await new Promise((resolve) => closed.server.close(resolve));
     const refused = dispatchRequest(closed.agent, { url: `http://127.0.0.1:${port}/`, method: 'GET', headers: {}, signal: new AbortController().signal });
     await expect(refused).rejects.toMatchObject({ code: 'ECONNREFUSED' });
 

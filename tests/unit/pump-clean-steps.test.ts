@@ -7,8 +7,7 @@
 import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openaiAdapter } from '../../src/adapters/openai.js';
 import type { NormalizerStep } from '../../src/normalize/normalizer.js';
 import { createNormalizer } from '../../src/normalize/normalizer.js';
@@ -16,28 +15,13 @@ import { createSseDecoder } from '../../src/normalize/sse-decoder.js';
 import { dispatchRequest } from '../../src/upstream/dispatch-request.js';
 import { pumpCleanSteps, type ReadCleanStepsArgs, type StepSink } from '../../src/upstream/pump-clean-steps.js';
 import { fixtureContext } from '../helpers/replay-fixture.js';
+import { loopbackPeers, until } from '../helpers/loopback-peers.js';
 
 const event = (text: string): string =>
   `data: ${JSON.stringify({ id: 'c1', created: 1, choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`;
 const FINISH = `data: ${JSON.stringify({ id: 'c1', created: 1, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
 
-const servers: Server[] = [];
-const agents: Agent[] = [];
-afterEach(async () => {
-  for (const agent of agents.splice(0)) await agent.destroy();
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
-
-/** Waits until `check` holds (the machine may be slow), failing after 10 s. */
-async function until(check: () => boolean): Promise<void> {
-  for (let waited = 0; !check(); waited += 10) {
-    if (waited > 10_000) throw new Error('timed out waiting');
-    await sleep(10);
-  }
-}
+const peers = loopbackPeers();
 
 /** A server that hands each response to `answer`, and undici reading its body. */
 async function open(answer: (res: ServerResponse) => void, signal = new AbortController().signal): Promise<ReadCleanStepsArgs> {
@@ -45,12 +29,11 @@ async function open(answer: (res: ServerResponse) => void, signal = new AbortCon
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     answer(res);
   });
-  servers.push(server);
+  peers.server(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
-  const agent = new Agent();
-  agents.push(agent);
+  const agent = peers.agent();
   const response = await dispatchRequest(agent, { url: `http://127.0.0.1:${address.port}/`, method: 'GET', headers: {}, signal });
   const ctx = fixtureContext();
   return {

@@ -6,31 +6,15 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openaiAdapter } from '../../src/adapters/openai.js';
 import { SvirError } from '../../src/errors.js';
 import { openChatStream } from '../../src/upstream/open-chat-stream.js';
 import { readJsonBody } from '../../src/upstream/read-json-body.js';
 import { makeBackend } from '../adapters/make-backend.js';
+import { loopbackPeers, until } from '../helpers/loopback-peers.js';
 
-const servers: Server[] = [];
-const agents: Agent[] = [];
-afterEach(async () => {
-  for (const agent of agents.splice(0)) await agent.destroy();
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
-
-/** Waits until `check` holds (the machine may be slow), failing after 10 s. */
-async function until(check: () => boolean): Promise<void> {
-  for (let waited = 0; !check(); waited += 10) {
-    if (waited > 10_000) throw new Error('timed out waiting');
-    await sleep(10);
-  }
-}
+const peers = loopbackPeers();
 
 describe('readJsonBody', () => {
   it('refuses an answer past its bound and closes its socket without opening another', async () => {
@@ -42,12 +26,11 @@ describe('readJsonBody', () => {
       res.write(`{"data":[${'0,'.repeat(2048)}`);
     });
     server.on('connection', (socket: Socket) => sockets.push(socket));
-    servers.push(server);
+    peers.server(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
-    const agent = new Agent();
-    agents.push(agent);
+    const agent = peers.agent();
     const backend = makeBackend('openai', { url: `http://127.0.0.1:${address.port}/v1` });
     const signal = new AbortController().signal;
     const opened = await openChatStream({

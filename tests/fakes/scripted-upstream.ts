@@ -133,6 +133,19 @@ function pathOnly(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
+/** Resolves on `drain` or `close`, and takes both listeners off (a race of two once() left the loser's behind on every wait). */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 async function writePiece(res: ServerResponse, chunk: string | Uint8Array, recorded: RecordedRequest): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
   const size = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
@@ -141,7 +154,7 @@ async function writePiece(res: ServerResponse, chunk: string | Uint8Array, recor
   recorded.piecesSent += 1;
   if (!ok) {
     // Respect backpressure like a real server: the socket is full until the reader reads.
-    await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    await drainedOrClosed(res);
   }
   return !res.destroyed;
 }

@@ -14,5 +14,7 @@ export const chunkEnvelopeSchema = z.object({
   object: z.unknown().optional(),
 });
 
+export type ChunkEnvelope = z.infer<typeof chunkEnvelopeSchema>;
+
 /** Real logprobs nest about five levels; far deeper ones would overflow the chunk encoder. */
 export const MAX_LOGPROBS_DEPTH = 64;

@@ -11,8 +11,10 @@ import type { StreamContext } from '../adapters/adapter.js';
 import { nestsDeeperThan } from './nests-deeper-than.js';
 import type { Part, SseEvent } from './parts.js';
 import { pushMeta } from './push-meta.js';
-import { chunkEnvelopeSchema, MAX_LOGPROBS_DEPTH } from './chunk-envelope.js';
-import { isErrorChunk, streamErrorPart, unreadablePart } from './stream-error-part.js';
+import { MAX_LOGPROBS_DEPTH } from './chunk-envelope.js';
+import { readChunkEnvelope } from './read-chunk-envelope.js';
+import { readEventJson } from './read-event-json.js';
+import { unreadablePart } from './stream-error-part.js';
 import { readUsage } from './read-usage.js';
 
 const choiceSchema = z.object({
@@ -23,23 +25,11 @@ const choiceSchema = z.object({
 });
 
 export function readCompletionEvent(event: SseEvent, ctx: StreamContext): Part[] {
-  if (event.event === 'error') return [streamErrorPart(event.data, ctx)];
-  if (event.event !== undefined) return [];
-  const data = event.data.trim();
-  if (data.length === 0) return [];
-  if (data === '[DONE]') return [{ kind: 'done' }];
-
-  let json: unknown;
-  try {
-    json = JSON.parse(data);
-  } catch {
-    return [unreadablePart(ctx, 'a chunk that is not JSON')];
-  }
-  const chunk = chunkEnvelopeSchema.safeParse(json);
-  if (!chunk.success) return [unreadablePart(ctx, 'a chunk that is not a JSON object of the chunk shape')];
-  const { id, created, choices, usage, error, object } = chunk.data;
-  // As on the chat route: older vLLM's error body at the top level has no `error` key.
-  if (isErrorChunk(error, object)) return [streamErrorPart(data, ctx)];
+  const chunk = readEventJson(event, ctx);
+  if (Array.isArray(chunk)) return chunk;
+  const envelope = readChunkEnvelope(chunk.json, chunk.data, ctx);
+  if (Array.isArray(envelope)) return envelope;
+  const { id, created, choices, usage } = envelope;
 
   const parts: Part[] = [];
   pushMeta(parts, id, created);

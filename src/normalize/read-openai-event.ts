@@ -7,8 +7,10 @@
 import { z } from 'zod';
 import type { StreamContext } from '../adapters/adapter.js';
 import { pushMeta } from './push-meta.js';
-import { chunkEnvelopeSchema, MAX_LOGPROBS_DEPTH } from './chunk-envelope.js';
-import { isErrorChunk, streamErrorPart, unreadablePart } from './stream-error-part.js';
+import { MAX_LOGPROBS_DEPTH } from './chunk-envelope.js';
+import { readChunkEnvelope } from './read-chunk-envelope.js';
+import { readEventJson } from './read-event-json.js';
+import { isErrorChunk, unreadablePart } from './stream-error-part.js';
 import { nestsDeeperThan } from './nests-deeper-than.js';
 import type { Part, SseEvent } from './parts.js';
 import { readUsage } from './read-usage.js';
@@ -38,23 +40,14 @@ const choiceSchema = z.object({
 const choiceIndexSchema = z.object({ index: z.unknown().optional() });
 
 export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
-  if (event.event === 'error') return [streamErrorPart(event.data, ctx)];
-  // Chunks come as plain (`message`) events; other types are not part of this protocol
-  // (reference §3.1), and an EventSource would not hand them to a message listener either.
-  if (event.event !== undefined) return [];
-  const templated = readTemplated(event.data, ctx);
-  if (templated !== undefined) return templated;
-  const data = event.data.trim();
-  // An event without data carries no chunk (some servers send one to keep the line open).
-  if (data.length === 0) return [];
-  if (data === '[DONE]') return [{ kind: 'done' }];
-
-  let json: unknown;
-  try {
-    json = JSON.parse(data);
-  } catch {
-    return [unreadablePart(ctx, 'a chunk that is not JSON')];
+  // The common chunk, read through the stream's template (plain `message` events only).
+  if (event.event === undefined) {
+    const templated = readTemplated(event.data, ctx);
+    if (templated !== undefined) return templated;
   }
+  const chunk = readEventJson(event, ctx);
+  if (Array.isArray(chunk)) return chunk;
+  const { data, json } = chunk;
   const common = readCommonChunk(json);
   if (common !== undefined) {
     const parts: Part[] = [];
@@ -68,18 +61,15 @@ export function readOpenAIEvent(event: SseEvent, ctx: StreamContext): Part[] {
       const failed = pushChoiceEnd(parts, logprobs, finish_reason, ctx);
       if (failed !== undefined) return [failed];
     }
-    const read = readUsage(common.usage);
-    if (read !== undefined) parts.push({ kind: 'usage', usage: read });
+    const usage = readUsage(common.usage);
+    if (usage !== undefined) parts.push({ kind: 'usage', usage });
     rememberTemplate(data, common, parts, ctx);
     return parts;
   }
 
-  const chunk = chunkEnvelopeSchema.safeParse(json);
-  if (!chunk.success) return [unreadablePart(ctx, 'a chunk that is not a JSON object of the chunk shape')];
-  const { id, created, choices, usage, error, object } = chunk.data;
-  // An error chunk: `{"error":{...}}`, or older vLLM's error body at the top level,
-  // `{"object":"error","message":"...","code":500}`, which has no `error` key.
-  if (isErrorChunk(error, object)) return [streamErrorPart(data, ctx)];
+  const envelope = readChunkEnvelope(json, data, ctx);
+  if (Array.isArray(envelope)) return envelope;
+  const { id, created, choices, usage } = envelope;
 
   const parts: Part[] = [];
   pushMeta(parts, id, created);

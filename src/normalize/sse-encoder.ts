@@ -18,6 +18,12 @@ interface Envelope {
   created: number;
   model: string;
   text: string;
+  /**
+   * The common chunk's text up to its one string (`...,"choices":[{"index":0,"delta":{"content":`),
+   * for the key last written: the delta key is the same over a stream's run of text chunks.
+   */
+  key: string | undefined;
+  keyText: string;
 }
 
 let last: Envelope | undefined;
@@ -29,43 +35,54 @@ function fits(envelope: Envelope | undefined, chunk: CleanChunk): envelope is En
   return envelope !== undefined && envelope.id === chunk.id && envelope.created === chunk.created && envelope.model === chunk.model;
 }
 
-function envelopeOf(chunk: CleanChunk): string {
-  if (fits(last, chunk)) return last.text;
+function envelopeOf(chunk: CleanChunk): Envelope {
+  if (fits(last, chunk)) return last;
   let envelope = envelopes.get(chunk.id);
   if (!fits(envelope, chunk)) {
     const text = `data: {"id":${JSON.stringify(chunk.id)},"object":"chat.completion.chunk","created":${JSON.stringify(chunk.created)},"model":${JSON.stringify(chunk.model)},"choices":`;
-    envelope = { id: chunk.id, created: chunk.created, model: chunk.model, text };
+    envelope = { id: chunk.id, created: chunk.created, model: chunk.model, text, key: undefined, keyText: '' };
     if (envelopes.size >= MAX_ENVELOPES) envelopes.clear();
     envelopes.set(chunk.id, envelope);
   }
   last = envelope;
-  return envelope.text;
+  return envelope;
 }
 
-/**
- * The JSON of a delta. The common one holds one text under one key, written here by hand: the
- * same bytes as JSON.stringify gives, at about half its cost on every chunk.
- */
-function deltaJson(delta: CleanDelta): string {
+/** The key of a delta that holds one string and nothing else; undefined for any other delta. */
+function onlyStringKey(delta: CleanDelta): string | undefined {
   let only: string | undefined;
   for (const key in delta) {
-    if (only !== undefined) return JSON.stringify(delta);
+    if (only !== undefined) return undefined;
     only = key;
   }
-  if (only === undefined) return '{}';
-  const value = delta[only];
-  if (typeof value !== 'string') return JSON.stringify(delta);
-  return only === 'content' ? `{"content":${JSON.stringify(value)}}` : `{${JSON.stringify(only)}:${JSON.stringify(value)}}`;
+  return only !== undefined && typeof delta[only] === 'string' ? only : undefined;
 }
+
+/** What closes the common chunk after its string: the delta, the choice (no finish), the list, the event. */
+const TEXT_CHUNK_END = '},"finish_reason":null}]}\n\n';
 
 export function encodeChunk(chunk: CleanChunk): string {
   const choice = chunk.choices[0];
   if (choice === undefined || chunk.choices.length !== 1 || chunk.usage !== undefined || chunk.object !== 'chat.completion.chunk') {
     return `data: ${JSON.stringify(chunk)}\n\n`;
   }
+  const envelope = envelopeOf(chunk);
+  const delta = choice.delta;
+  const key = onlyStringKey(delta);
+  // The common chunk (one text, no logprobs, no finish): the bytes around its string are the
+  // same from chunk to chunk, kept whole, so only the string is new text. The same bytes as
+  // JSON.stringify gives, with two concatenations instead of a dozen.
+  if (key !== undefined && choice.finish_reason === null && !('logprobs' in choice)) {
+    if (envelope.key !== key) {
+      envelope.key = key;
+      envelope.keyText = `${envelope.text}[{"index":0,"delta":{${JSON.stringify(key)}:`;
+    }
+    return envelope.keyText + JSON.stringify(delta[key]) + TEXT_CHUNK_END;
+  }
   const finish = choice.finish_reason === null ? 'null' : JSON.stringify(choice.finish_reason);
   const logprobs = 'logprobs' in choice ? `,"logprobs":${JSON.stringify(choice.logprobs)}` : '';
-  return `${envelopeOf(chunk)}[{"index":0,"delta":${deltaJson(choice.delta)}${logprobs},"finish_reason":${finish}}]}\n\n`;
+  const deltaText = key === undefined ? JSON.stringify(delta) : `{${JSON.stringify(key)}:${JSON.stringify(delta[key])}}`;
+  return `${envelope.text}[{"index":0,"delta":${deltaText}${logprobs},"finish_reason":${finish}}]}\n\n`;
 }
 
 /** The legacy Completions event for a clean chunk ('' when the chunk says nothing there). */

@@ -72,6 +72,18 @@ describe('sse-encoder', () => {
     }
   });
 
+  it('writes what JSON.stringify gives when the one text key changes within a stream and between streams', () => {
+    const keys = ['reasoning_content', 'content', 'my "field"', 'refusal', 'content', 'role'];
+    for (let turn = 0; turn < 12; turn++) {
+      for (const id of ['a', 'b']) {
+        const key = keys[(turn + (id === 'b' ? 1 : 0)) % keys.length] ?? 'content';
+        const finish = turn % 5 === 4 ? 'stop' : null;
+        const each: CleanChunk = { ...chunk, id, choices: [{ index: 0, delta: { [key]: `t${turn}"\\` }, finish_reason: finish }] };
+        expect(encodeChunk(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
+      }
+    }
+  });
+
   it('writes [DONE]', () => {
     expect(encodeDone()).toBe('data: [DONE]\n\n');
   });

@@ -32,6 +32,13 @@ export interface NormalizerStep {
 export interface Normalizer {
   /** Parts of one upstream event. */
   push(parts: readonly Part[]): NormalizerStep;
+  /**
+   * `push`, for the events of one upstream read taken in a row: their chunks go to the end of
+   * `out` instead of a step of each event's own. undefined while the stream goes on; the step
+   * that ends it (`done`, or the error) otherwise, whose chunks are `out` (the failed event's
+   * own chunks taken off again, as `push` drops them).
+   */
+  pushTo(parts: readonly Part[], out: CleanChunk[]): NormalizerStep | undefined;
   /** The upstream body ended. Without a `done` part first, that is an error: the stream was cut. */
   end(): NormalizerStep;
 }
@@ -78,8 +85,10 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
   /**
    * The chunks of the step being built; undefined until the first. Made as a one-element array
    * literal (a step usually holds one chunk): an empty array grows to 17 slots on its first push.
+   * With `pushTo`, the caller's array, and `mark` its length before this event.
    */
   private out: CleanChunk[] | undefined;
+  private mark = 0;
 
   constructor(ctx: StreamContext, deps: NormalizerDeps) {
     this.ctx = ctx;
@@ -92,6 +101,25 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
   push(parts: readonly Part[]): NormalizerStep {
     if (this.state !== State.Open) return { chunks: [], done: this.state === State.Done };
     this.out = undefined;
+    this.mark = 0;
+    const step = this.read(parts) ?? { chunks: this.out ?? [], done: false };
+    // The step's array is the caller's now: nothing later may add to it or cut it.
+    this.out = undefined;
+    return step;
+  }
+
+  pushTo(parts: readonly Part[], out: CleanChunk[]): NormalizerStep | undefined {
+    if (this.state !== State.Open) return { chunks: out, done: this.state === State.Done };
+    this.out = out;
+    this.mark = out.length;
+    const end = this.read(parts);
+    // The caller's array is not kept past its event.
+    this.out = undefined;
+    return end;
+  }
+
+  /** The parts of one event into `out`; the last step when they end the stream, else undefined. */
+  private read(parts: readonly Part[]): NormalizerStep | undefined {
     for (const part of parts) {
       switch (part.kind) {
         case 'meta':
@@ -143,7 +171,7 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
     }
     this.flushText();
     this.tools.drain(this);
-    return { chunks: this.out ?? [], done: false };
+    return undefined;
   }
 
   end(): NormalizerStep {
@@ -267,10 +295,13 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
     return { chunks: this.out ?? [], done: true };
   }
 
+  /** The stream failed: what this event had made so far is not sent. */
   private fail(error: SvirError): NormalizerStep {
     this.state = State.Failed;
-    this.out = undefined;
-    return { chunks: [], error, done: false };
+    const out = this.out;
+    if (out === undefined) return { chunks: [], error, done: false };
+    out.length = this.mark;
+    return { chunks: out, error, done: false };
   }
 }
 

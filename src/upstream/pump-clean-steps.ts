@@ -91,18 +91,16 @@ function drainRest(body: UpstreamBody): void {
   });
 }
 
-/** Runs the events of one read through the adapter and the normalizer. */
+/**
+ * Runs the events of one read through the adapter and the normalizer, their chunks gathered in
+ * `chunks` (no step per event); returns the step that ends the stream, whose chunks are `chunks`.
+ */
 function pushEvents(events: readonly SseEvent[], args: ReadCleanStepsArgs, chunks: CleanChunk[]): NormalizerStep | undefined {
   for (const event of events) {
-    const step = args.normalizer.push(args.adapter.readEvent(event, args.ctx));
-    for (const chunk of step.chunks) chunks.push(chunk);
-    if (step.error !== undefined || step.done) return step;
+    const step = args.normalizer.pushTo(args.adapter.readEvent(event, args.ctx), chunks);
+    if (step !== undefined) return step;
   }
   return undefined;
-}
-
-function finalStep(chunks: CleanChunk[], step: NormalizerStep): NormalizerStep {
-  return step.error === undefined ? { chunks, done: step.done } : { chunks, error: step.error, done: step.done };
 }
 
 /**
@@ -164,7 +162,7 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
       // The decoder refuses an endless line with a SvirError; mapTransportError keeps it.
       return deliver({ chunks, error: mapTransportError(err, args.ctx.backend, 'stream'), done: false }, true);
     }
-    if (step !== undefined) return deliver(finalStep(chunks, step), true);
+    if (step !== undefined) return deliver(step, true);
     if (chunks.length > 0) return deliver({ chunks, done: false }, false);
     observer?.beforeRead();
     return true;
@@ -182,7 +180,13 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
       deliver({ chunks, error: mapTransportError(err, args.ctx.backend, 'stream'), done: false }, true, true);
       return;
     }
-    deliver(finalStep(chunks, step ?? args.normalizer.end()), true, true);
+    if (step !== undefined) {
+      deliver(step, true, true);
+      return;
+    }
+    // The body ended without `[DONE]`: the normalizer's error, after what the last events made.
+    const end = args.normalizer.end();
+    deliver(end.error === undefined ? { chunks, done: end.done } : { chunks, error: end.error, done: end.done }, true, true);
   }
 
   function onError(err: unknown): void {

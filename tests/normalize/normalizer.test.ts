@@ -379,3 +379,49 @@ describe('normalizer: errors and the end of the stream', () => {
     expect(normalizer.end()).toEqual({ chunks: [], done: true });
   });
 });
+
+describe('normalizer: pushTo (the events of one read into one list)', () => {
+  const events: Part[][] = [
+    [{ kind: 'meta', id: 'up', created: 5 }, reasoning('r')],
+    [content('<think>no</think>a')],
+    [{ kind: 'tool', index: 0, id: 'call-1', name: 'f', arguments: '{}' }],
+    [content('b'), finish('stop')],
+    [{ kind: 'usage', usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }],
+    [{ kind: 'done' }],
+  ];
+
+  it('makes the same chunks as push, in order, in the list it is given, with the last step holding that list', () => {
+    const byPush = run(events.slice(0, -1), { includeUsage: true });
+    const normalizer = createNormalizer(fixtureContext({ includeUsage: true }), fixtureDeps());
+    const out: CleanChunk[] = [];
+    const ends = events.map((parts) => normalizer.pushTo(parts, out));
+    expect(ends.slice(0, -1)).toEqual(events.slice(0, -1).map(() => undefined));
+    const last = ends[ends.length - 1];
+    expect(last?.done).toBe(true);
+    expect(last?.chunks).toBe(out);
+    expect(out).toEqual(byPush.chunks);
+  });
+
+  it('keeps the chunks of the events before a failure and drops the failed event own, as push does', () => {
+    const failure = new SvirError('upstream_error', { message: 'boom' });
+    const normalizer = createNormalizer(fixtureContext(), fixtureDeps());
+    const out: CleanChunk[] = [];
+    expect(normalizer.pushTo([content('a')], out)).toBeUndefined();
+    expect(out).toHaveLength(1);
+    const end = normalizer.pushTo([content('b'), { kind: 'tool', index: 0, id: 'c', name: 'f', arguments: '' }, { kind: 'error', error: failure }], out);
+    expect(end).toMatchObject({ error: failure, done: false });
+    expect(end?.chunks).toBe(out);
+    expect(out.map((chunk) => chunk.choices[0]?.delta.content)).toEqual(['a']);
+    // Closed: nothing more, and the list is left as it is.
+    expect(normalizer.pushTo([content('c')], out)).toMatchObject({ done: false });
+    expect(out).toHaveLength(1);
+  });
+
+  it('leaves a step push returned untouched by a later end()', () => {
+    const normalizer = createNormalizer(fixtureContext(), fixtureDeps());
+    const step = normalizer.push([content('a')]);
+    expect(step.chunks).toHaveLength(1);
+    expect(normalizer.end().error?.code).toBe('upstream_error');
+    expect(step.chunks).toHaveLength(1);
+  });
+});

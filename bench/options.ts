@@ -17,6 +17,8 @@ const optionsSchema = z.object({
   quick: z.boolean(),
   durationS: z.coerce.number().positive(),
   rounds: z.coerce.number().int().positive(),
+  /** Seconds of the same load, not measured, right before each measured load run. */
+  preRollS: z.coerce.number().nonnegative(),
   connections: z.coerce.number().int().positive(),
   samples: z.coerce.number().int().positive(),
   warmup: z.coerce.number().int().nonnegative(),
@@ -45,9 +47,10 @@ const optionsSchema = z.object({
 export type BenchOptions = z.infer<typeof optionsSchema>;
 
 const HELP = `npm run bench -- [flags]   (each flag also reads BENCH_<NAME>, e.g. BENCH_DURATION=3)
-  --quick               short run: 2 s x 1 round, 50 sequential samples, short micro runs, and the
-                        streams section without the comparison targets
+  --quick               short run: 2 rounds of 2 s (one in each order), 50 sequential samples, short
+                        micro runs, and the streams section without the comparison targets
   --duration S          seconds per load run (10)            --rounds N       load rounds (4)
+  --pre-roll S          unmeasured load right before each measured run (1)
   --connections N       load connections (32)                --samples N      sequential samples (200)
   --warmup N            sequential warm-up requests (20)     --chunks N       answer chunks (64)
   --delay MS            mock delay between chunks (0)        --reasoning off|field|tags (off)
@@ -76,6 +79,7 @@ export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Be
       quick: { type: 'boolean' },
       duration: { type: 'string' },
       rounds: { type: 'string' },
+      'pre-roll': { type: 'string' },
       connections: { type: 'string' },
       samples: { type: 'string' },
       warmup: { type: 'string' },
@@ -108,7 +112,8 @@ export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Be
   const parsed = optionsSchema.safeParse({
     quick,
     durationS: pick(values.duration, 'DURATION', '10', '2'),
-    rounds: pick(values.rounds, 'ROUNDS', '4', '1'),
+    rounds: pick(values.rounds, 'ROUNDS', '4', '2'),
+    preRollS: pick(values['pre-roll'], 'PRE_ROLL', '1', '1'),
     connections: pick(values.connections, 'CONNECTIONS', '32', '32'),
     samples: pick(values.samples, 'SAMPLES', '200', '50'),
     warmup: pick(values.warmup, 'WARMUP', '20', '10'),

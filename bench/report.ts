@@ -14,6 +14,7 @@ import type { OpenStreamsResult } from './open-streams.js';
 import type { BenchOptions } from './options.js';
 import type { LoadResult } from './load.js';
 import type { SequentialResult } from './sequential.js';
+import { formatSideBySide, type SideBySideResult } from './side-by-side.js';
 
 export const DIRECT = 'direct';
 /** The floor of every ratio and target: fastify 5 + @fastify/http-proxy (pass-through.ts). */
@@ -30,9 +31,10 @@ export const CANDIDATE = 'candidate-openai';
 
 /**
  * Targets that take their sequential turns apart, each beside the floor alone: svir's Responses
- * route shares svir-openai's process (its CPU time could not be told apart), and Portkey's
- * answers take some 30 ms (it would stretch every other target's turns, and the background CPU
- * each process spends per turn with them). Each is set against the floor of its own turns.
+ * route (it shared svir-openai's process until it got one of its own; it keeps its turns apart
+ * so that its figures stay comparable with earlier runs'), and Portkey, whose answers take some
+ * 30 ms (it would stretch every other target's turns, and the background CPU each process spends
+ * per turn with them). Each is set against the floor of its own turns.
  */
 export const APART = [SVIR_RESPONSES, PORTKEY] as const;
 
@@ -90,6 +92,8 @@ export interface BenchReport {
   normalizer?: NormalizerResult;
   memory?: MemoryResult;
   openStreams?: OpenStreamsResult;
+  /** A candidate build and svir-openai under load at the same time (`--candidate`). */
+  sideBySide?: SideBySideResult;
   ratios: Record<string, { vsDirect: Record<string, number>; vsPassThrough: Record<string, number> }>;
   targets: TargetCheck[];
 }
@@ -351,6 +355,7 @@ export function formatReport(report: BenchReport): string {
       ),
     );
   }
+  if (report.sideBySide !== undefined) out.push('', ...formatSideBySide(report.sideBySide));
   const compared = againstFloor(report);
   if (compared.length > 0 && (report.load !== undefined || report.sequential !== undefined || report.openStreams !== undefined)) {
     out.push('', 'Against the floor (issue 15: each figure, then ÷ floor or Δ over the floor)');

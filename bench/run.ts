@@ -36,6 +36,7 @@ import {
 import { CHAT_ROUTE, RESPONSES_ROUTE, type BenchRoute } from './routes.js';
 import { median, runSequential, type SequentialResult } from './sequential.js';
 import type { LoadResult } from './load.js';
+import { formatSideBySide, summarizeSideBySide, type SideBySideResult, type SideBySideRound } from './side-by-side.js';
 import { spawnTarget, type TargetProcess } from './target-process.js';
 
 /** A load target: a server process and the route its requests go to. */
@@ -54,8 +55,8 @@ const isApart = (name: string): boolean => APART.some((apart) => apart === name)
 
 /** A generous bound on the whole run, from its settings: past it the run is stopped. */
 function budgetMs(o: BenchOptions): number {
-  const count = 5 + o.compare.length + (o.candidate === undefined ? 0 : 1);
-  const load = o.sections.includes('load') ? (o.rounds + 1) * count * (o.durationS + 5) * 1000 : 0;
+  const count = 5 + o.compare.length + (o.candidate === undefined ? 0 : 2);
+  const load = o.sections.includes('load') ? (o.rounds + 1) * count * (o.durationS + o.preRollS + 5) * 1000 : 0;
   const seq = o.sections.includes('sequential') ? (o.samples + o.warmup) * count * 100 : 0;
   const micro = o.sections.includes('normalizer') ? o.microS * 3 * 4 * 1000 + 30_000 : 0;
   const memory = o.sections.includes('memory') ? 120_000 : 0;
@@ -79,37 +80,45 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
     ? await spawnTarget(BARE_NODE, { kind: 'serve', spec: { role: 'bare-node', upstream: origin } }, { maxLifetimeMs, cpuProfDir })
     : undefined;
   if (bare !== undefined) started.push(bare);
-  const svirOpenai = await spawnTarget(
-    'svir-openai',
-    { kind: 'svir', backendType: 'openai', upstream: `${origin}/v1/`, source: o.svirFrom, entry: o.svirEntry, logLevel: o.logLevel },
-    { maxLifetimeMs, cpuProfDir },
-  );
+  const svirProcess = (name: string, backendType: 'openai' | 'llamacpp', entry: string | undefined, source: BenchOptions['svirFrom']): Promise<TargetProcess> =>
+    spawnTarget(
+      name,
+      {
+        kind: 'svir',
+        backendType,
+        upstream: backendType === 'openai' ? `${origin}/v1/` : `${origin}/llamacpp/v1/`,
+        source,
+        entry,
+        logLevel: o.logLevel,
+      },
+      { maxLifetimeMs, cpuProfDir },
+    );
+  const svirOpenai = await svirProcess('svir-openai', 'openai', o.svirEntry, o.svirFrom);
   started.push(svirOpenai);
-  const svirLlamacpp = await spawnTarget(
-    'svir-llamacpp',
-    { kind: 'svir', backendType: 'llamacpp', upstream: `${origin}/llamacpp/v1/`, source: o.svirFrom, entry: o.svirEntry, logLevel: o.logLevel },
-    { maxLifetimeMs, cpuProfDir },
-  );
+  // The candidate next to the build it is compared with: started right after it, measured right
+  // after it in the first round (right before it in the next), alike in everything but the build.
+  const candidate = o.candidate === undefined ? undefined : await svirProcess(CANDIDATE, 'openai', o.candidate, 'dist');
+  if (candidate !== undefined) started.push(candidate);
+  const svirLlamacpp = await svirProcess('svir-llamacpp', 'llamacpp', o.svirEntry, o.svirFrom);
   started.push(svirLlamacpp);
+  // The Responses route in a process of its own, the mock as an `openai` backend: its CPU time
+  // is its own, and svir-openai's process serves the chat route alone, as the candidate's does
+  // (a process that had also served the Responses turns would not be compared like with like).
+  const svirResponses = await svirProcess(SVIR_RESPONSES, 'openai', o.svirEntry, o.svirFrom);
+  started.push(svirResponses);
   const targets: Targets = new Map([
     [DIRECT, { process: mock, route: CHAT_ROUTE }],
     [PASS_THROUGH, { process: pass, route: CHAT_ROUTE }],
   ]);
   if (bare !== undefined) targets.set(BARE_NODE, { process: bare, route: CHAT_ROUTE });
   targets.set('svir-openai', { process: svirOpenai, route: CHAT_ROUTE });
+  if (candidate !== undefined) targets.set(CANDIDATE, { process: candidate, route: CHAT_ROUTE });
   targets.set('svir-llamacpp', { process: svirLlamacpp, route: CHAT_ROUTE });
-  // The Responses route over the same chat pipeline, in the svir-openai process (its CPU time is
-  // read around its own runs); a build without the route leaves it out.
-  if (await hasRoute(svirOpenai.port, RESPONSES_ROUTE)) targets.set(SVIR_RESPONSES, { process: svirOpenai, route: RESPONSES_ROUTE });
-  else process.stderr.write(`${SVIR_RESPONSES}: not measured (no ${RESPONSES_ROUTE.path} in this build)\n`);
-  if (o.candidate !== undefined) {
-    const candidate = await spawnTarget(
-      CANDIDATE,
-      { kind: 'svir', backendType: 'openai', upstream: `${origin}/v1/`, source: 'dist', entry: o.candidate, logLevel: o.logLevel },
-      { maxLifetimeMs, cpuProfDir },
-    );
-    started.push(candidate);
-    targets.set(CANDIDATE, { process: candidate, route: CHAT_ROUTE });
+  // A build without the Responses route leaves it out.
+  if (await hasRoute(svirResponses.port, RESPONSES_ROUTE)) targets.set(SVIR_RESPONSES, { process: svirResponses, route: RESPONSES_ROUTE });
+  else {
+    process.stderr.write(`${SVIR_RESPONSES}: not measured (no ${RESPONSES_ROUTE.path} in this build)\n`);
+    await svirResponses.stop();
   }
   if (o.compare.includes('portkey')) {
     const portkey = await spawnTarget(PORTKEY, { kind: 'portkey' }, { maxLifetimeMs, cpuProfDir });
@@ -140,6 +149,10 @@ async function loadSection(o: BenchOptions, targets: Targets, mock: TargetProces
       const target = targets.get(name);
       const run = runs.get(name);
       if (target === undefined || run === undefined) continue;
+      // Every measured run starts from the same state, however long its process sat idle before
+      // (a process that had idled for 15 s paid some 35 % more CPU per request in its next 2 s
+      // of load than in the 2 s after: a target measured after a long wait read worse).
+      if (o.preRollS > 0) await runLoad({ port: target.process.port, route: target.route, connections: o.connections, durationS: o.preRollS });
       const before = await target.process.stats();
       const mockBefore = await mock.stats();
       const result = await runLoad({ port: target.process.port, route: target.route, connections: o.connections, durationS: o.durationS });
@@ -176,6 +189,33 @@ async function loadSection(o: BenchOptions, targets: Targets, mock: TargetProces
   return out;
 }
 
+/**
+ * The candidate and svir-openai under load at the same time, `rounds` times (side-by-side.ts):
+ * a pre-roll of both together, then both measured over the same seconds.
+ */
+async function sideBySideSection(o: BenchOptions, base: Target, candidate: Target): Promise<SideBySideResult> {
+  const pair = [base, candidate];
+  const both = (durationS: number): Promise<LoadResult[]> =>
+    Promise.all(pair.map((t) => runLoad({ port: t.process.port, route: t.route, connections: o.connections, durationS })));
+  const cpuOfBoth = (): Promise<number[]> => Promise.all(pair.map(async (t) => cpuUs(await t.process.stats())));
+  const rounds: SideBySideRound[] = [];
+  for (let round = 0; round < o.rounds; round++) {
+    if (o.preRollS > 0) await both(o.preRollS);
+    const before = await cpuOfBoth();
+    const results = await both(o.durationS);
+    const after = await cpuOfBoth();
+    const measured: SideBySideRound = {
+      cpuUs: Object.fromEntries(pair.map((t, i) => [t.process.name, (after[i] ?? 0) - (before[i] ?? 0)])),
+      completed: Object.fromEntries(pair.map((t, i) => [t.process.name, results[i]?.completed ?? 0])),
+      durationS: Math.min(...results.map((r) => r.durationS)),
+    };
+    rounds.push(measured);
+    const line = formatSideBySide(summarizeSideBySide(base.process.name, candidate.process.name, o.connections, [measured]))[1] ?? '';
+    process.stderr.write(`side by side ${round + 1}/${o.rounds}: ${line.trim()}\n`);
+  }
+  return summarizeSideBySide(base.process.name, candidate.process.name, o.connections, rounds);
+}
+
 async function main(): Promise<void> {
   const o = readOptions(process.argv.slice(2), process.env);
   const started: TargetProcess[] = [];
@@ -191,6 +231,7 @@ async function main(): Promise<void> {
   let normalizer: NormalizerResult | undefined;
   let memory: MemoryResult | undefined;
   let openStreams: OpenStreamsResult | undefined;
+  let sideBySide: SideBySideResult | undefined;
   /** Portkey's refused attempts to leave loopback, over every process of it the run started. */
   let portkeyRefusals: number | undefined;
   const countRefusals = (processes: readonly TargetProcess[]): void => {
@@ -207,8 +248,8 @@ async function main(): Promise<void> {
         process.stderr.write(`sequential: ${o.samples} requests per target\n`);
         const cpuBefore = new Map<string, number>();
         // Targets in APART take their turns after the rest, each beside the floor alone (see
-        // report.ts): svir-responses shares svir-openai's process, Portkey's slow answers would
-        // stretch everyone's turns.
+        // report.ts): svir-responses as it always has, Portkey's slow answers would stretch
+        // everyone's turns.
         const own = [...targets].filter(([name]) => !isApart(name));
         const floor = targets.get(PASS_THROUGH);
         const apart: [string, Target][][] = [];
@@ -241,7 +282,12 @@ async function main(): Promise<void> {
         }
         sequential = Object.fromEntries(seq);
       }
-      if (o.sections.includes('load')) load = await loadSection(o, targets, mock);
+      if (o.sections.includes('load')) {
+        load = await loadSection(o, targets, mock);
+        const base = targets.get('svir-openai');
+        const candidate = targets.get(CANDIDATE);
+        if (base !== undefined && candidate !== undefined) sideBySide = await sideBySideSection(o, base, candidate);
+      }
       countRefusals(started);
       await Promise.all(started.splice(0).map((t) => t.stop()));
     }
@@ -286,6 +332,7 @@ async function main(): Promise<void> {
     ...(normalizer === undefined ? {} : { normalizer }),
     ...(memory === undefined ? {} : { memory }),
     ...(openStreams === undefined ? {} : { openStreams }),
+    ...(sideBySide === undefined ? {} : { sideBySide }),
   });
   console.log(formatReport(report));
   const file = await writeReport(report, o.resultsDir);

@@ -21,6 +21,7 @@ import { runWithFailover } from '../balance/run-with-failover.js';
 import type { BackendType, Config } from '../config/schema.js';
 import { SvirError, toErrorResponse } from '../errors.js';
 import type { SvirMetrics } from '../metrics/create-metrics.js';
+import { RequestAbortController } from '../request-abort-controller.js';
 import { createRequestRecorder, type RecordedFinish, type RequestRecorder } from '../metrics/request-recorder.js';
 import { encodeComment, encodeErrorEvent } from '../normalize/sse-encoder.js';
 import type { QueueTicket } from '../queue/backend-queue.js';
@@ -147,7 +148,7 @@ interface RequestScope {
   summary: RequestSummary;
   recorder: RequestRecorder;
   /** The client's disconnect and shutdown. */
-  abort: AbortController;
+  abort: RequestAbortController;
 }
 
 const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter'] as const;
@@ -224,7 +225,7 @@ async function answer(
 
   // The client's disconnect (or shutdown) aborts the upstream request at once: a local server
   // stops generating when its connection closes.
-  const abort = new AbortController();
+  const abort = new RequestAbortController();
   const onClose = (): void => {
     if (!reply.raw.writableFinished) abort.abort(new ClientGoneError());
   };

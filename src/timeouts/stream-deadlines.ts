@@ -19,6 +19,7 @@
  * with their own read timeout do not give up during a long prompt.
  */
 import { SvirError } from '../errors.js';
+import { RequestAbortController } from '../request-abort-controller.js';
 
 export interface StreamTimeouts {
   firstTokenMs: number;
@@ -35,7 +36,7 @@ export interface StreamDeadlinesOptions {
    * The request's controller: a passed deadline aborts it, and its abort by anyone else (the
    * client went away, shutdown) stops the deadlines. One of their own when absent.
    */
-  controller?: AbortController;
+  controller?: RequestAbortController;
 }
 
 export type DeadlinePhase = 'first_token' | 'idle' | 'paused' | 'done';
@@ -58,46 +59,50 @@ export interface StreamDeadlines {
   finish(): void;
 }
 
+/** Timers are set in whole milliseconds: a timer list is kept per distinct duration. */
+function delayUntil(dueAt: number, at: number): number {
+  return Math.max(1, Math.ceil(dueAt - at));
+}
+
 /**
  * A class rather than an object literal: a literal with getters (`expired`, `phase`) is built
  * slowly, with accessors of its own per object, and one is made per attempt.
+ *
+ * ONE timer per attempt, set lazily: the deadlines are times (`firstTokenAt`, `idleAt`, the next
+ * keepalive) and the timer is only ever due at or before the earliest of them. When it fires it
+ * compares the clock with them and acts, or sets itself again for what is left. An event moves
+ * `idleAt` and touches no timer (refreshing one re-inserts it into Node's timer list, on every
+ * read); a pause leaves the timer to fire idle. Per attempt that is one setTimeout and one
+ * clearTimeout where a first-token timer, a keepalive interval and an idle timer (with a new one
+ * on every resume) were made and cleared.
  */
 class Deadlines implements StreamDeadlines {
   readonly signal: AbortSignal;
   private current: DeadlinePhase = 'first_token';
-  private sawEvent = false;
   private timedOut: SvirError | undefined;
-  /** The first-token timer, then the idle one. */
-  private deadline: ReturnType<typeof setTimeout> | undefined;
-  /** The idle timer, once armed: an event restarts it in place (refresh, no new timer per read). */
-  private idle: ReturnType<typeof setTimeout> | undefined;
-  private keepalive: ReturnType<typeof setInterval> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the pending timer fires (clock ms); never after the deadline in force. */
+  private timerDueAt = 0;
+  private readonly firstTokenAt: number;
+  /** The next keepalive while the first token is awaited; Infinity: none. */
+  private keepaliveAt = Infinity;
+  /** When the idle deadline passes, once the first event came (moved by each event and by resume). */
+  private idleAt = Infinity;
 
   constructor(
     private readonly options: StreamDeadlinesOptions,
-    private readonly controller: AbortController,
+    private readonly controller: RequestAbortController,
   ) {
     this.signal = controller.signal;
-    const { backend, timeouts, keepaliveMs, onKeepalive } = options;
-    this.deadline = setTimeout(() => {
-      this.expire(
-        new SvirError('upstream_timeout', {
-          backend,
-          source: 'upstream',
-          // The client has already waited the whole first-token deadline; a second one on another
-          // backend would double it.
-          retryable: false,
-          message: `Backend "${backend}" sent no first token within ${timeouts.firstTokenMs} ms (timeouts.firstTokenMs).`,
-        }),
-      );
-    }, timeouts.firstTokenMs);
-    if (keepaliveMs > 0 && onKeepalive !== undefined) {
-      this.keepalive = setInterval(() => {
-        if (this.current === 'first_token') onKeepalive();
-      }, keepaliveMs);
+    const at = performance.now();
+    this.firstTokenAt = at + options.timeouts.firstTokenMs;
+    if (options.keepaliveMs > 0 && options.onKeepalive !== undefined) this.keepaliveAt = at + options.keepaliveMs;
+    if (this.signal.aborted) {
+      this.current = 'done';
+      return;
     }
-    if (this.signal.aborted) this.onAbort();
-    else this.signal.addEventListener('abort', this.onAbort, { once: true });
+    controller.watch(this.onAbort);
+    this.arm(Math.min(this.firstTokenAt, this.keepaliveAt), at);
   }
 
   get expired(): SvirError | undefined {
@@ -112,33 +117,42 @@ class Deadlines implements StreamDeadlines {
   private readonly onAbort = (): void => {
     if (this.current === 'done') return;
     this.current = 'done';
-    this.clearTimers();
+    this.clearTimer();
   };
 
-  private clearTimers(): void {
-    if (this.deadline !== undefined) clearTimeout(this.deadline);
-    if (this.keepalive !== undefined) clearInterval(this.keepalive);
-    this.deadline = undefined;
-    this.keepalive = undefined;
-  }
-
-  private expire(error: SvirError): void {
-    if (this.current === 'done') return;
-    this.timedOut = error;
-    this.current = 'done';
-    this.clearTimers();
-    this.signal.removeEventListener('abort', this.onAbort);
-    this.controller.abort(error);
-  }
-
-  private armIdle(): void {
-    if (this.idle !== undefined && this.idle === this.deadline) {
-      this.idle.refresh();
+  private readonly onTimer = (): void => {
+    this.timer = undefined;
+    const at = performance.now();
+    const { backend, timeouts, keepaliveMs, onKeepalive } = this.options;
+    if (this.current === 'first_token') {
+      // In the order they fell due: on a loop held up past both, the keepalive that was due
+      // first still goes out before the 504 (as an interval and a timeout fired in order did).
+      if (at >= this.keepaliveAt && this.keepaliveAt < this.firstTokenAt) {
+        // From this tick, as an interval counts (a late tick is not caught up).
+        this.keepaliveAt = at + keepaliveMs;
+        onKeepalive?.();
+        // The keepalive may have ended the attempt (a write that throws closes the response).
+        if (this.current !== 'first_token') return;
+      }
+      if (at >= this.firstTokenAt) {
+        this.expire(
+          new SvirError('upstream_timeout', {
+            backend,
+            source: 'upstream',
+            // The client has already waited the whole first-token deadline; a second one on another
+            // backend would double it.
+            retryable: false,
+            message: `Backend "${backend}" sent no first token within ${timeouts.firstTokenMs} ms (timeouts.firstTokenMs).`,
+          }),
+        );
+        return;
+      }
+      this.arm(Math.min(this.firstTokenAt, this.keepaliveAt), at);
       return;
     }
-    if (this.deadline !== undefined) clearTimeout(this.deadline);
-    const { backend, timeouts } = this.options;
-    this.idle = this.deadline = setTimeout(() => {
+    // Paused: svir waits on its client; resume sets the timer again.
+    if (this.current !== 'idle') return;
+    if (at >= this.idleAt) {
       this.expire(
         new SvirError('upstream_timeout', {
           backend,
@@ -148,42 +162,66 @@ class Deadlines implements StreamDeadlines {
           message: `Backend "${backend}" sent nothing for ${timeouts.idleMs} ms in the middle of the stream (timeouts.idleMs).`,
         }),
       );
-    }, timeouts.idleMs);
+      return;
+    }
+    this.arm(this.idleAt, at);
+  };
+
+  private arm(dueAt: number, at: number): void {
+    this.timerDueAt = dueAt;
+    this.timer = setTimeout(this.onTimer, delayUntil(dueAt, at));
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private expire(error: SvirError): void {
+    if (this.current === 'done') return;
+    this.timedOut = error;
+    this.current = 'done';
+    this.clearTimer();
+    this.controller.unwatch(this.onAbort);
+    this.controller.abort(error);
+  }
+
+  /** The idle deadline runs again from now; the timer is set anew only when it would fire too late. */
+  private startIdle(): void {
+    this.current = 'idle';
+    const at = performance.now();
+    this.idleAt = at + this.options.timeouts.idleMs;
+    if (this.timer === undefined) this.arm(this.idleAt, at);
+    else if (this.timerDueAt > this.idleAt) {
+      // The first token's (or a keepalive's) timer, due after the idle deadline: once per attempt.
+      clearTimeout(this.timer);
+      this.arm(this.idleAt, at);
+    }
   }
 
   event(): void {
-    if (this.current === 'done') return;
-    if (!this.sawEvent) {
-      this.sawEvent = true;
-      if (this.keepalive !== undefined) clearInterval(this.keepalive);
-      this.keepalive = undefined;
-    }
-    if (this.current === 'paused') return;
-    this.current = 'idle';
-    this.armIdle();
+    if (this.current === 'done' || this.current === 'paused') return;
+    this.startIdle();
   }
 
   pause(): void {
     if (this.current !== 'idle') return;
     this.current = 'paused';
-    if (this.deadline !== undefined) clearTimeout(this.deadline);
-    this.deadline = undefined;
   }
 
   resume(): void {
     if (this.current !== 'paused') return;
-    this.current = 'idle';
-    this.armIdle();
+    this.startIdle();
   }
 
   finish(): void {
     if (this.current === 'done') return;
     this.current = 'done';
-    this.clearTimers();
-    this.signal.removeEventListener('abort', this.onAbort);
+    this.clearTimer();
+    this.controller.unwatch(this.onAbort);
   }
 }
 
 export function createStreamDeadlines(options: StreamDeadlinesOptions): StreamDeadlines {
-  return new Deadlines(options, options.controller ?? new AbortController());
+  return new Deadlines(options, options.controller ?? new RequestAbortController());
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SvirError } from '../../src/errors.js';
+import { RequestAbortController } from '../../src/request-abort-controller.js';
 import { createStreamDeadlines } from '../../src/timeouts/stream-deadlines.js';
 
 const timeouts = { firstTokenMs: 1_000, idleMs: 200 };
@@ -109,7 +110,7 @@ describe('createStreamDeadlines', () => {
   });
 
   it("follows the request: its controller's abort by the client stops the deadlines, with the client's reason", () => {
-    const client = new AbortController();
+    const client = new RequestAbortController();
     const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 100, controller: client });
     expect(deadlines.signal).toBe(client.signal);
     const reason = new Error('client left');
@@ -122,7 +123,7 @@ describe('createStreamDeadlines', () => {
   });
 
   it("aborts the request's controller when a deadline passes, and stops listening to it", () => {
-    const request = new AbortController();
+    const request = new RequestAbortController();
     const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 0, controller: request });
     vi.advanceTimersByTime(1_000);
     expect(request.signal.aborted).toBe(true);
@@ -132,12 +133,88 @@ describe('createStreamDeadlines', () => {
   });
 
   it('starts done on a controller already aborted (the client left while queued)', () => {
-    const request = new AbortController();
+    const request = new RequestAbortController();
     const reason = new Error('client left');
     request.abort(reason);
     const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 100, controller: request });
     expect(deadlines.phase).toBe('done');
     expect(deadlines.signal.reason).toBe(reason);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('createStreamDeadlines: one timer, set lazily', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('keeps one timer however many events, pauses and resumes come, and the idle deadline still passes on time', () => {
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 300, onKeepalive: () => undefined });
+    expect(vi.getTimerCount()).toBe(1);
+    for (let i = 0; i < 20; i += 1) {
+      vi.advanceTimersByTime(50);
+      deadlines.event();
+      deadlines.pause();
+      deadlines.resume();
+      expect(vi.getTimerCount()).toBe(1);
+    }
+    // The last event at 1 000 ms: idle until 1 200, whatever the timer was first set for.
+    vi.advanceTimersByTime(199);
+    expect(deadlines.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(deadlines.expired?.message).toContain('idleMs');
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('sends no keepalive once the first event came, though the timer set for one still fires', () => {
+    const onKeepalive = vi.fn();
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts: { firstTokenMs: 1_000, idleMs: 2_000 }, keepaliveMs: 300, onKeepalive });
+    vi.advanceTimersByTime(100);
+    deadlines.event();
+    vi.advanceTimersByTime(1_999);
+    expect(onKeepalive).not.toHaveBeenCalled();
+    expect(deadlines.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(deadlines.expired?.message).toContain('idleMs');
+  });
+
+  it('sets the timer again for an idle deadline shorter than the first-token wait', () => {
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts: { firstTokenMs: 60_000, idleMs: 100 }, keepaliveMs: 0 });
+    deadlines.event();
+    vi.advanceTimersByTime(99);
+    expect(deadlines.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(deadlines.expired?.message).toContain('idleMs');
+  });
+
+  it('stays quiet while paused past the idle deadline, and counts it afresh from the resume', () => {
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 0 });
+    deadlines.event();
+    vi.advanceTimersByTime(100);
+    deadlines.pause();
+    vi.advanceTimersByTime(1_000);
+    expect(vi.getTimerCount()).toBe(0);
+    deadlines.resume();
+    vi.advanceTimersByTime(150);
+    deadlines.event();
+    vi.advanceTimersByTime(199);
+    expect(deadlines.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(deadlines.expired?.code).toBe('upstream_timeout');
+  });
+
+  it("hands the controller from one attempt's deadlines to the next: an abort stops the deadlines in force", () => {
+    const request = new RequestAbortController();
+    const first = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 0, controller: request });
+    first.finish();
+    const second = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 0, controller: request });
+    request.abort(new Error('client left'));
+    expect(first.phase).toBe('done');
+    expect(second.phase).toBe('done');
+    expect(second.expired).toBeUndefined();
     expect(vi.getTimerCount()).toBe(0);
   });
 });

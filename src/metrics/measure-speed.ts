@@ -48,6 +48,10 @@ export function isVisibleChunk(chunk: CleanChunk): boolean {
   const choice = chunk.choices[0];
   if (choice === undefined) return false;
   const delta: Record<string, unknown> = choice.delta;
+  // The common chunk, one piece of answer text, is settled without walking the delta's keys
+  // (run on every chunk of every stream).
+  const content = delta['content'];
+  if (typeof content === 'string' && content.length > 0 && !content.includes('<')) return true;
   for (const key in delta) {
     if (key === 'role' || !Object.hasOwn(delta, key)) continue;
     const value = delta[key];

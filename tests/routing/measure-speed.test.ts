@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSpeedMeter, isVisibleChunk, MIN_SPEED_WINDOW_MS } from '../../src/metrics/measure-speed.js';
-import type { CleanChunk, CleanDelta } from '../../src/normalize/clean-chunk.js';
+import type { CleanChunk, CleanDelta, CleanToolCallDelta } from '../../src/normalize/clean-chunk.js';
 
 function chunk(delta: CleanDelta, finish: CleanChunk['choices'][number]['finish_reason'] = null): CleanChunk {
   return { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] };
@@ -33,6 +33,30 @@ describe('isVisibleChunk', () => {
     expect(isVisibleChunk(chunk({ content: '<think>' }))).toBe(false);
     expect(isVisibleChunk(chunk({ content: '</think>' }))).toBe(false);
     expect(isVisibleChunk(chunk({ content: '</think>ok' }))).toBe(true);
+  });
+  it('agrees with its definition on any delta: a key other than role with text left once think markers are removed, or tool calls', () => {
+    const text = fc.oneof(fc.constantFrom('', '<think>', '</think>', '<', 'a', ' the', '<b>', '</think>x'), fc.string({ maxLength: 6 }));
+    const delta = fc.record(
+      {
+        role: fc.constant('assistant' as const),
+        content: text,
+        reasoning_content: text,
+        refusal: text,
+        tool_calls: fc.boolean().map((some): CleanToolCallDelta[] => (some ? [{ index: 0, function: { arguments: '' } }] : [])),
+      },
+      { requiredKeys: [] },
+    );
+    const definition = (d: Record<string, unknown>): boolean =>
+      Object.entries(d).some(([key, value]) =>
+        key === 'tool_calls'
+          ? Array.isArray(value) && value.length > 0
+          : key !== 'role' && typeof value === 'string' && value.replace(/<\/?think>/g, '').length > 0,
+      );
+    fc.assert(
+      fc.property(delta, (d) => {
+        expect(isVisibleChunk(chunk(d))).toBe(definition(d));
+      }),
+    );
   });
 });
 

@@ -22,6 +22,16 @@ export interface MetricSources {
   backends(): readonly BackendStateRow[];
 }
 
+/**
+ * The open upstream streams per backend, counted in a plain map and read into their gauge when
+ * /metrics is scraped: a gauge's inc and dec each check and hash their labels, twice per request,
+ * for a value only a scrape reads.
+ */
+export interface InFlightStreams {
+  opened(backend: string): void;
+  closed(backend: string): void;
+}
+
 export interface SvirMetrics {
   readonly registry: Registry;
   /** Every answered request: `status` is the HTTP status sent, `finish_reason` how the answer ended. */
@@ -32,8 +42,8 @@ export interface SvirMetrics {
   readonly generationSpeed: Histogram<'backend' | 'model'>;
   readonly upstreamErrors: Counter<'backend' | 'code'>;
   readonly queueWait: Histogram<'backend'>;
-  /** Upstream streams open right now. */
-  readonly inFlightStreams: Gauge<'backend'>;
+  /** Upstream streams open right now (svir_in_flight_streams). */
+  readonly inFlightStreams: InFlightStreams;
   /** Time spent in svir itself per request (overhead-stopwatch.ts). */
   readonly overhead: Histogram<'backend'>;
   /** Where queue lengths and backend states are read at scrape time. */
@@ -107,11 +117,25 @@ export function createMetrics(options: CreateMetricsOptions = {}): SvirMetrics {
     buckets: [0.001, 0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
     registers: [registry],
   });
-  const inFlightStreams = new Gauge({
+  // A backend's count stays in the map at 0 once its streams closed, as the gauge's value did.
+  const openStreams = new Map<string, number>();
+  const inFlightStreams: InFlightStreams = {
+    opened(backend) {
+      openStreams.set(backend, (openStreams.get(backend) ?? 0) + 1);
+    },
+    closed(backend) {
+      openStreams.set(backend, (openStreams.get(backend) ?? 0) - 1);
+    },
+  };
+  new Gauge({
     name: 'svir_in_flight_streams',
     help: 'Upstream streams open right now.',
     labelNames: ['backend'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const [backend, open] of openStreams) this.set({ backend }, open);
+    },
   });
   const overhead = new Histogram({
     name: 'svir_overhead_seconds',

@@ -51,7 +51,7 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
   function closeStream(): void {
     if (!streamOpen) return;
     streamOpen = false;
-    metrics.inFlightStreams.dec({ backend });
+    metrics.inFlightStreams.closed(backend);
   }
 
   return {
@@ -75,7 +75,7 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
     streamOpened() {
       if (streamOpen) return;
       streamOpen = true;
-      metrics.inFlightStreams.inc({ backend });
+      metrics.inFlightStreams.opened(backend);
     },
     streamClosed: closeStream,
     chunks(chunks) {

@@ -1,3 +1,4 @@
+import { Gauge, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { SvirError } from '../../src/errors.js';
 import { createMetrics } from '../../src/metrics/create-metrics.js';
@@ -110,5 +111,27 @@ describe('createMetrics', () => {
     expect(body).not.toContain('svir_backend_up{backend="new"}');
     one.requests.inc({ backend: 'lms', model: 'm', status: '200', finish_reason: 'stop' });
     expect((await two.render()).body).not.toContain('svir_requests_total{');
+  });
+
+  it('reports open streams as a prom-client gauge counted up and down would, backends in the order first seen, 0 once closed', async () => {
+    const metrics = createMetrics();
+    const registry = new Registry();
+    const reference = new Gauge({ name: 'svir_in_flight_streams', help: 'Upstream streams open right now.', labelNames: ['backend'] as const, registers: [registry] });
+    const steps: [string, 'opened' | 'closed'][] = [
+      ['lms', 'opened'],
+      ['vllm', 'opened'],
+      ['lms', 'opened'],
+      ['vllm', 'closed'],
+      ['lms', 'closed'],
+      ['llama', 'opened'],
+    ];
+    for (const [backend, step] of steps) {
+      metrics.inFlightStreams[step](backend);
+      if (step === 'opened') reference.inc({ backend });
+      else reference.dec({ backend });
+    }
+    const lines = (text: string): string[] => text.split('\n').filter((line) => line.includes('svir_in_flight_streams'));
+    expect(lines((await metrics.render()).body)).toEqual(lines(await registry.metrics()));
+    expect(lines((await metrics.render()).body)).toContain('svir_in_flight_streams{backend="vllm"} 0');
   });
 });

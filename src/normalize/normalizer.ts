@@ -33,14 +33,22 @@ export interface Normalizer {
   /** Parts of one upstream event. */
   push(parts: readonly Part[]): NormalizerStep;
   /**
-   * `push`, for the events of one upstream read taken in a row: their chunks go to the end of
-   * `out` instead of a step of each event's own. undefined while the stream goes on; the step
-   * that ends it (`done`, or the error) otherwise, whose chunks are `out` (the failed event's
-   * own chunks taken off again, as `push` drops them).
+   * `push`, for the events of one upstream read taken in a row: their chunks gather in
+   * `into.chunks` (made at the first) instead of a step of each event's own. undefined while the
+   * stream goes on; the step that ends it (`done`, or the error) otherwise, whose chunks are the
+   * gathered ones (the failed event's own taken off again, as `push` drops them).
    */
-  pushTo(parts: readonly Part[], out: CleanChunk[]): NormalizerStep | undefined;
+  pushTo(parts: readonly Part[], into: ChunkGather): NormalizerStep | undefined;
   /** The upstream body ended. Without a `done` part first, that is an error: the stream was cut. */
   end(): NormalizerStep;
+}
+
+/**
+ * The chunks of several events gathered in one list, made with the first chunk as a one-element
+ * literal: most reads make one chunk, and an empty array grows to 17 slots on its first push.
+ */
+export interface ChunkGather {
+  chunks: CleanChunk[] | undefined;
 }
 
 export function createNormalizer(ctx: StreamContext, deps: NormalizerDeps): Normalizer {
@@ -82,12 +90,10 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
   private cut: 'length' | 'content_filter' | undefined;
   private usage: Usage | undefined;
 
-  /**
-   * The chunks of the step being built; undefined until the first. Made as a one-element array
-   * literal (a step usually holds one chunk): an empty array grows to 17 slots on its first push.
-   * With `pushTo`, the caller's array, and `mark` its length before this event.
-   */
-  private out: CleanChunk[] | undefined;
+  /** Where the chunks of the event being read go: `own` for `push`, the caller's for `pushTo`. */
+  private into: ChunkGather;
+  private readonly own: ChunkGather = { chunks: undefined };
+  /** How many chunks `into` held before this event (a failure takes the event's own off again). */
   private mark = 0;
 
   constructor(ctx: StreamContext, deps: NormalizerDeps) {
@@ -96,25 +102,27 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
     const tags = thinkTagMode(ctx);
     this.splitter = tags === undefined ? undefined : new ThinkTagSplitter(tags);
     this.tools = new ToolCallAssembler(wholeToolNames(ctx.toolNames), () => deps.makeId('call'));
+    this.into = this.own;
   }
 
   push(parts: readonly Part[]): NormalizerStep {
     if (this.state !== State.Open) return { chunks: [], done: this.state === State.Done };
-    this.out = undefined;
+    const own = this.own;
+    this.into = own;
     this.mark = 0;
-    const step = this.read(parts) ?? { chunks: this.out ?? [], done: false };
+    const step = this.read(parts) ?? { chunks: own.chunks ?? [], done: false };
     // The step's array is the caller's now: nothing later may add to it or cut it.
-    this.out = undefined;
+    own.chunks = undefined;
     return step;
   }
 
-  pushTo(parts: readonly Part[], out: CleanChunk[]): NormalizerStep | undefined {
-    if (this.state !== State.Open) return { chunks: out, done: this.state === State.Done };
-    this.out = out;
-    this.mark = out.length;
+  pushTo(parts: readonly Part[], into: ChunkGather): NormalizerStep | undefined {
+    if (this.state !== State.Open) return { chunks: into.chunks ?? [], done: this.state === State.Done };
+    this.into = into;
+    this.mark = into.chunks?.length ?? 0;
     const end = this.read(parts);
-    // The caller's array is not kept past its event.
-    this.out = undefined;
+    // The caller's list is not kept past its event.
+    this.into = this.own;
     return end;
   }
 
@@ -257,8 +265,9 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
   }
 
   private add(chunk: CleanChunk): void {
-    if (this.out === undefined) this.out = [chunk];
-    else this.out.push(chunk);
+    const into = this.into;
+    if (into.chunks === undefined) into.chunks = [chunk];
+    else into.chunks.push(chunk);
   }
 
   /** First chunk: id and created are fixed from here on, the upstream's or svir's own. */
@@ -292,16 +301,16 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
         usage: this.usage,
       });
     }
-    return { chunks: this.out ?? [], done: true };
+    return { chunks: this.into.chunks ?? [], done: true };
   }
 
   /** The stream failed: what this event had made so far is not sent. */
   private fail(error: SvirError): NormalizerStep {
     this.state = State.Failed;
-    const out = this.out;
-    if (out === undefined) return { chunks: [], error, done: false };
-    out.length = this.mark;
-    return { chunks: out, error, done: false };
+    const chunks = this.into.chunks;
+    if (chunks === undefined) return { chunks: [], error, done: false };
+    chunks.length = this.mark;
+    return { chunks, error, done: false };
   }
 }
 

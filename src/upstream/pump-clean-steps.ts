@@ -11,7 +11,7 @@
  */
 import type { Adapter, StreamContext } from '../adapters/adapter.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
-import type { Normalizer, NormalizerStep } from '../normalize/normalizer.js';
+import type { ChunkGather, Normalizer, NormalizerStep } from '../normalize/normalizer.js';
 import type { SseEvent } from '../normalize/parts.js';
 import type { SseDecoder } from '../normalize/sse-decoder.js';
 import { mapTransportError } from './map-transport-error.js';
@@ -93,11 +93,11 @@ function drainRest(body: UpstreamBody): void {
 
 /**
  * Runs the events of one read through the adapter and the normalizer, their chunks gathered in
- * `chunks` (no step per event); returns the step that ends the stream, whose chunks are `chunks`.
+ * `gather` (no step per event); returns the step that ends the stream, which holds them.
  */
-function pushEvents(events: readonly SseEvent[], args: ReadCleanStepsArgs, chunks: CleanChunk[]): NormalizerStep | undefined {
+function pushEvents(events: readonly SseEvent[], args: ReadCleanStepsArgs, gather: ChunkGather): NormalizerStep | undefined {
   for (const event of events) {
-    const step = args.normalizer.pushTo(args.adapter.readEvent(event, args.ctx), chunks);
+    const step = args.normalizer.pushTo(args.adapter.readEvent(event, args.ctx), gather);
     if (step !== undefined) return step;
   }
   return undefined;
@@ -115,6 +115,14 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
   const finished = new Promise<void>((resolve, reject) => {
     settle = { resolve, reject };
   });
+  /** The chunks of the read being run; emptied before its step is handed over. */
+  const gather: ChunkGather = { chunks: undefined };
+
+  function takeGathered(): CleanChunk[] {
+    const chunks = gather.chunks ?? [];
+    gather.chunks = undefined;
+    return chunks;
+  }
 
   /** The last step was taken. After `[DONE]` the rest of the body is read, so the connection is reused. */
   function complete(step: NormalizerStep, ended: boolean): void {
@@ -152,16 +160,16 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
 
   function onData(bytes: Uint8Array): boolean {
     if (over) return false;
-    const chunks: CleanChunk[] = [];
     let step: NormalizerStep | undefined;
     try {
       const events = args.decoder.feed(bytes);
       observer?.afterRead(events.length);
-      step = pushEvents(events, args, chunks);
+      step = pushEvents(events, args, gather);
     } catch (err) {
       // The decoder refuses an endless line with a SvirError; mapTransportError keeps it.
-      return deliver({ chunks, error: mapTransportError(err, args.ctx.backend, 'stream'), done: false }, true);
+      return deliver({ chunks: takeGathered(), error: mapTransportError(err, args.ctx.backend, 'stream'), done: false }, true);
     }
+    const chunks = takeGathered();
     if (step !== undefined) return deliver(step, true);
     if (chunks.length > 0) return deliver({ chunks, done: false }, false);
     observer?.beforeRead();
@@ -170,16 +178,16 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
 
   function onEnd(): void {
     if (over) return;
-    const chunks: CleanChunk[] = [];
     let step: NormalizerStep | undefined;
     try {
       const events = args.decoder.end();
       observer?.afterRead(events.length);
-      step = pushEvents(events, args, chunks);
+      step = pushEvents(events, args, gather);
     } catch (err) {
-      deliver({ chunks, error: mapTransportError(err, args.ctx.backend, 'stream'), done: false }, true, true);
+      deliver({ chunks: takeGathered(), error: mapTransportError(err, args.ctx.backend, 'stream'), done: false }, true, true);
       return;
     }
+    const chunks = takeGathered();
     if (step !== undefined) {
       deliver(step, true, true);
       return;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StreamContext } from '../../src/adapters/adapter.js';
 import { SvirError } from '../../src/errors.js';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
-import { createNormalizer, type NormalizerStep } from '../../src/normalize/normalizer.js';
+import { createNormalizer, type ChunkGather, type NormalizerStep } from '../../src/normalize/normalizer.js';
 import type { Part } from '../../src/normalize/parts.js';
 import { expectCleanStream } from '../helpers/expect-clean-stream.js';
 import { fixtureContext, fixtureDeps } from '../helpers/replay-fixture.js';
@@ -390,38 +390,50 @@ describe('normalizer: pushTo (the events of one read into one list)', () => {
     [{ kind: 'done' }],
   ];
 
-  it('makes the same chunks as push, in order, in the list it is given, with the last step holding that list', () => {
+  it('makes the same chunks as push, in order, in the one list it gathers, with the last step holding that list', () => {
     const byPush = run(events.slice(0, -1), { includeUsage: true });
     const normalizer = createNormalizer(fixtureContext({ includeUsage: true }), fixtureDeps());
-    const out: CleanChunk[] = [];
-    const ends = events.map((parts) => normalizer.pushTo(parts, out));
+    const gather: ChunkGather = { chunks: undefined };
+    const ends = events.map((parts) => normalizer.pushTo(parts, gather));
     expect(ends.slice(0, -1)).toEqual(events.slice(0, -1).map(() => undefined));
     const last = ends[ends.length - 1];
     expect(last?.done).toBe(true);
-    expect(last?.chunks).toBe(out);
-    expect(out).toEqual(byPush.chunks);
+    expect(last?.chunks).toBe(gather.chunks);
+    expect(gather.chunks).toEqual(byPush.chunks);
+  });
+
+  it('makes no list for events that make no chunk', () => {
+    const normalizer = createNormalizer(fixtureContext(), fixtureDeps());
+    const gather: ChunkGather = { chunks: undefined };
+    expect(normalizer.pushTo([{ kind: 'meta', id: 'x' }], gather)).toBeUndefined();
+    expect(normalizer.pushTo([content('')], gather)).toBeUndefined();
+    expect(gather.chunks).toBeUndefined();
   });
 
   it('keeps the chunks of the events before a failure and drops the failed event own, as push does', () => {
     const failure = new SvirError('upstream_error', { message: 'boom' });
     const normalizer = createNormalizer(fixtureContext(), fixtureDeps());
-    const out: CleanChunk[] = [];
-    expect(normalizer.pushTo([content('a')], out)).toBeUndefined();
-    expect(out).toHaveLength(1);
-    const end = normalizer.pushTo([content('b'), { kind: 'tool', index: 0, id: 'c', name: 'f', arguments: '' }, { kind: 'error', error: failure }], out);
+    const gather: ChunkGather = { chunks: undefined };
+    expect(normalizer.pushTo([content('a')], gather)).toBeUndefined();
+    expect(gather.chunks).toHaveLength(1);
+    const end = normalizer.pushTo([content('b'), { kind: 'tool', index: 0, id: 'c', name: 'f', arguments: '' }, { kind: 'error', error: failure }], gather);
     expect(end).toMatchObject({ error: failure, done: false });
-    expect(end?.chunks).toBe(out);
-    expect(out.map((chunk) => chunk.choices[0]?.delta.content)).toEqual(['a']);
+    expect(end?.chunks).toBe(gather.chunks);
+    expect(gather.chunks?.map((chunk) => chunk.choices[0]?.delta.content)).toEqual(['a']);
     // Closed: nothing more, and the list is left as it is.
-    expect(normalizer.pushTo([content('c')], out)).toMatchObject({ done: false });
-    expect(out).toHaveLength(1);
+    expect(normalizer.pushTo([content('c')], gather)).toMatchObject({ done: false });
+    expect(gather.chunks).toHaveLength(1);
   });
 
-  it('leaves a step push returned untouched by a later end()', () => {
+  it('leaves a step push returned untouched by a later pushTo or end()', () => {
     const normalizer = createNormalizer(fixtureContext(), fixtureDeps());
     const step = normalizer.push([content('a')]);
     expect(step.chunks).toHaveLength(1);
+    const gather: ChunkGather = { chunks: undefined };
+    expect(normalizer.pushTo([content('b')], gather)).toBeUndefined();
+    expect(gather.chunks).toHaveLength(1);
     expect(normalizer.end().error?.code).toBe('upstream_error');
     expect(step.chunks).toHaveLength(1);
+    expect(gather.chunks).toHaveLength(1);
   });
 });

@@ -15,9 +15,12 @@ const mockSpec = z.object({
   usage: z.boolean(),
 });
 
-/** `pass-through`: the fastify + @fastify/http-proxy floor; `bare-node`: plain node:http + undici. */
+/**
+ * `pass-through`: the fastify + @fastify/http-proxy floor; `bare-node`: plain node:http + undici;
+ * `contract-minimum`: the least the contract asks of any proxy (contract-minimum.ts).
+ */
 const passThroughSpec = z.object({
-  role: z.enum(['pass-through', 'bare-node']),
+  role: z.enum(['pass-through', 'bare-node', 'contract-minimum']),
   port: z.number().int().positive(),
   /** The upstream's origin, e.g. `http://127.0.0.1:1234`. */
   upstream: z.string(),

@@ -9,7 +9,7 @@ export const SECTIONS = ['load', 'sequential', 'normalizer', 'memory', 'streams'
 export type Section = (typeof SECTIONS)[number];
 
 /** Targets measured beside svir and the floor, for comparison only (`--compare`). */
-export const COMPARISONS = ['bare-node', 'portkey'] as const;
+export const COMPARISONS = ['bare-node', 'portkey', 'contract-minimum'] as const;
 export type Comparison = (typeof COMPARISONS)[number];
 
 const optionsSchema = z.object({
@@ -58,7 +58,7 @@ const HELP = `npm run bench -- [flags]   (each flag also reads BENCH_<NAME>, e.g
   --micro S             seconds per normalizer scenario (2)  --memory-mb N    image request body size (50)
   --streams N           concurrent slow streams (1000)       --stream-delay MS  their chunks' pacing (250)
   --only a,b            sections: load,sequential,normalizer,memory,streams (all)
-  --compare a,b|none    comparison targets beside svir and the floor: bare-node,portkey (both)
+  --compare a,b|none    comparison targets beside svir and the floor: bare-node,portkey,contract-minimum (all)
   --svir-from dist|src  run svir from the build (default) or the sources
   --svir-entry FILE     run this CLI file as svir instead (e.g. a patched copy of dist/cli.js)
   --candidate FILE      also run this CLI file (openai backend) as target candidate-openai

@@ -21,6 +21,8 @@ export const DIRECT = 'direct';
 export const PASS_THROUGH = 'pass-through';
 /** Plain node:http + undici (bare-node.ts): beside the floor, for information. */
 export const BARE_NODE = 'bare-node';
+/** The least the contract asks of any proxy (contract-minimum.ts): how much of svir's cost is its own. */
+export const CONTRACT_MINIMUM = 'contract-minimum';
 /** Portkey's gateway (portkey.ts): the comparison issue 15 names. */
 export const PORTKEY = 'portkey';
 export const SVIR_TARGETS = ['svir-openai', 'svir-llamacpp'] as const;
@@ -46,7 +48,7 @@ export function floorBeside(name: string): string {
 const isFloor = (name: string): boolean => name === PASS_THROUGH || APART.some((apart) => name === floorBeside(apart));
 
 /** Targets measured for comparison: ratios against the floor, no verdicts. */
-const COMPARED = new Set([BARE_NODE, PORTKEY]);
+const COMPARED = new Set([BARE_NODE, PORTKEY, CONTRACT_MINIMUM]);
 
 /** Whether issue 15's targets apply to this target (svir's, a candidate's; not the floor, the mock or a comparison). */
 export function isSvirTarget(name: string): boolean {
@@ -94,7 +96,8 @@ export interface BenchReport {
   openStreams?: OpenStreamsResult;
   /** A candidate build and svir-openai under load at the same time (`--candidate`). */
   sideBySide?: SideBySideResult;
-  ratios: Record<string, { vsDirect: Record<string, number>; vsPassThrough: Record<string, number> }>;
+  /** svir's targets also get `vsContractMinimum` when contract-minimum was measured: how much of their cost is svir's own. */
+  ratios: Record<string, { vsDirect: Record<string, number>; vsPassThrough: Record<string, number>; vsContractMinimum?: Record<string, number> }>;
   targets: TargetCheck[];
 }
 
@@ -244,7 +247,11 @@ export function buildReport(parts: Omit<BenchReport, 'ratios' | 'targets' | 'tim
   const withRatios = {
     ...base,
     ratios: Object.fromEntries(
-      againstFloor(base).map((svir) => [svir, { vsDirect: ratios(base, svir, DIRECT), vsPassThrough: ratios(base, svir, PASS_THROUGH) }]),
+      againstFloor(base).map((svir) => {
+        const measured = base.load?.[CONTRACT_MINIMUM] !== undefined || base.sequential?.[CONTRACT_MINIMUM] !== undefined;
+        const vsContractMinimum = measured && isSvirTarget(svir) ? { vsContractMinimum: ratios(base, svir, CONTRACT_MINIMUM) } : {};
+        return [svir, { vsDirect: ratios(base, svir, DIRECT), vsPassThrough: ratios(base, svir, PASS_THROUGH), ...vsContractMinimum }];
+      }),
     ),
   };
   return { ...withRatios, targets: checks(withRatios) };
@@ -364,7 +371,18 @@ export function formatReport(report: BenchReport): string {
   const ratioRows = Object.entries(report.ratios).flatMap(([svir, r]) => [
     [svir, '÷ direct', ...ratioCells(r.vsDirect)],
     [svir, '÷ floor', ...ratioCells(r.vsPassThrough)],
+    ...(r.vsContractMinimum === undefined ? [] : [[svir, `÷ ${CONTRACT_MINIMUM}`, ...ratioCells(r.vsContractMinimum)]]),
   ]);
+  const own = Object.entries(report.ratios).flatMap(([svir, r]) => (r.vsContractMinimum === undefined ? [] : [[svir, r.vsContractMinimum] as const]));
+  if (own.length > 0) {
+    out.push('', `svir ÷ ${CONTRACT_MINIMUM} (the least the contract asks of any proxy: above 1, the cost is svir's own)`);
+    out.push(
+      table(
+        ['target', 'CPU/req load', 'CPU/req seq', 'req/s', 'p99', 'TTFB Δ ms'],
+        own.map(([svir, r]) => [svir, ...[r.cpuPerRequest, r.cpuPerRequestSequential, r.requestsPerSec, r.latencyP99, r.ttfbDeltaMs].map((x) => (x === undefined ? '-' : x.toFixed(3)))]),
+      ),
+    );
+  }
   out.push('', 'Ratios (floor = pass-through: fastify + @fastify/http-proxy)');
   out.push(table(['target', 'against', 'req/s', 'p50', 'p99', 'CPU/req load', 'CPU/req seq', 'TTFB', 'TTFB Δ ms'], ratioRows));
   out.push('', 'Targets of issue 15 for svir, against the floor (memory of issue 8)');
@@ -387,8 +405,8 @@ export function describeTargets(versions: Record<string, string>): string {
   return [
     `floor = ${PASS_THROUGH}: fastify ${v('fastify')} + @fastify/http-proxy ${v('@fastify/http-proxy')} (reply-from ${v('@fastify/reply-from')}, undici ${v('undici')}); ` +
       'every ratio and target divides by it',
-    `compared: ${BARE_NODE} (plain node:http + undici ${v('undici')}), ${PORTKEY} (@portkey-ai/gateway ${v('@portkey-ai/gateway')}, ` +
-      `@hono/node-server ${v('@hono/node-server')}); direct: the mock itself`,
+    `compared: ${BARE_NODE} (plain node:http + undici ${v('undici')}), ${CONTRACT_MINIMUM} (the contract's own work, hand-written: fastify, ` +
+      `undici, pino), ${PORTKEY} (@portkey-ai/gateway ${v('@portkey-ai/gateway')}, @hono/node-server ${v('@hono/node-server')}); direct: the mock itself`,
   ].join('\n');
 }
 

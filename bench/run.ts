@@ -24,6 +24,7 @@ import {
   BARE_NODE,
   buildReport,
   CANDIDATE,
+  CONTRACT_MINIMUM,
   DIRECT,
   floorBeside,
   formatReport,
@@ -80,6 +81,10 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
     ? await spawnTarget(BARE_NODE, { kind: 'serve', spec: { role: 'bare-node', upstream: origin } }, { maxLifetimeMs, cpuProfDir })
     : undefined;
   if (bare !== undefined) started.push(bare);
+  const minimum = o.compare.includes('contract-minimum')
+    ? await spawnTarget(CONTRACT_MINIMUM, { kind: 'serve', spec: { role: 'contract-minimum', upstream: origin } }, { maxLifetimeMs, cpuProfDir })
+    : undefined;
+  if (minimum !== undefined) started.push(minimum);
   const svirProcess = (name: string, backendType: 'openai' | 'llamacpp', entry: string | undefined, source: BenchOptions['svirFrom']): Promise<TargetProcess> =>
     spawnTarget(
       name,
@@ -111,6 +116,7 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
     [PASS_THROUGH, { process: pass, route: CHAT_ROUTE }],
   ]);
   if (bare !== undefined) targets.set(BARE_NODE, { process: bare, route: CHAT_ROUTE });
+  if (minimum !== undefined) targets.set(CONTRACT_MINIMUM, { process: minimum, route: CHAT_ROUTE });
   targets.set('svir-openai', { process: svirOpenai, route: CHAT_ROUTE });
   if (candidate !== undefined) targets.set(CANDIDATE, { process: candidate, route: CHAT_ROUTE });
   targets.set('svir-llamacpp', { process: svirLlamacpp, route: CHAT_ROUTE });

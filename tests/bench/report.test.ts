@@ -208,8 +208,9 @@ describe('bench report: the targets that take their sequential turns apart, agai
 });
 
 describe('bench options: the setup of issue 15 by default', () => {
-  it('runs 32 connections, 64 chunks, 4 interleaved rounds of 10 s, Portkey and bare-node beside', () => {
-    expect(options).toMatchObject({ connections: 32, chunks: 64, rounds: 4, durationS: 10, samples: 200, compare: ['bare-node', 'portkey'] });
+  it('runs 32 connections, 64 chunks, 4 interleaved rounds of 10 s, Portkey, bare-node and contract-minimum beside', () => {
+    expect(options).toMatchObject({ connections: 32, chunks: 64, rounds: 4, durationS: 10, samples: 200, compare: ['bare-node', 'portkey', 'contract-minimum'] });
+    expect(readOptions(['--quick'], {}).compare).toContain('contract-minimum');
   });
 
   it('keeps --quick short: two rounds of 2 s (one in each order)', () => {

@@ -59,5 +59,7 @@ export function completionCall(adapter: Adapter, request: CompletionRequest, bac
     delete body.suffix;
     changes.push('empty suffix dropped (the backend does not take suffix)');
   }
-  return { ok: true, call: { ...adapter.endpoint('completions', backend, upstreamModel), body, changes } };
+  const { url, headers } = adapter.endpoint('completions', backend, upstreamModel);
+  // Not `{ ...endpoint, body, changes }`: new keys after a spread are V8's slow path on Node 20.
+  return { ok: true, call: { url, headers, body, changes } };
 }

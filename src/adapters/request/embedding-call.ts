@@ -20,5 +20,7 @@ export function embeddingCall(adapter: Adapter, request: EmbeddingRequest, backe
     };
   }
   const body: Record<string, unknown> = { ...request, model: upstreamModel };
-  return { ok: true, call: { ...adapter.endpoint('embeddings', backend, upstreamModel), body, changes: [] } };
+  const { url, headers } = adapter.endpoint('embeddings', backend, upstreamModel);
+  // Not `{ ...endpoint, body, changes }`: new keys after a spread are V8's slow path on Node 20.
+  return { ok: true, call: { url, headers, body, changes: [] } };
 }

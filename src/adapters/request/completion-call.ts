@@ -10,6 +10,7 @@
 import type { CompletionRequest } from '../../completion-request.js';
 import { SvirError } from '../../errors.js';
 import type { Adapter, BackendInfo, ToUpstreamResult } from '../adapter.js';
+import { withFields } from './with-fields.js';
 
 export function completionCall(adapter: Adapter, request: CompletionRequest, backend: BackendInfo, upstreamModel: string): ToUpstreamResult {
   const name = backend.config.name;
@@ -23,12 +24,11 @@ export function completionCall(adapter: Adapter, request: CompletionRequest, bac
       }),
     };
   }
-  const body: Record<string, unknown> = {
-    ...request,
+  const body: Record<string, unknown> = withFields(request, {
     model: upstreamModel,
     stream: true,
-    stream_options: { ...(request.stream_options ?? {}), include_usage: true },
-  };
+    stream_options: withFields(request.stream_options ?? {}, { include_usage: true }),
+  });
   const changes: string[] = [];
   if (!served.promptList && typeof request.prompt !== 'string') {
     const [only] = request.prompt;

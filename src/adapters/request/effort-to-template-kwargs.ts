@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { RequestRewrite } from './request-draft.js';
+import { withFields } from './with-fields.js';
 
 const kwargsSchema = z.record(z.string(), z.unknown());
 
@@ -19,10 +20,9 @@ export function effortToTemplateKwargs(defaultKey?: string): RequestRewrite {
     const value = key === 'enable_thinking' ? effort !== 'none' : effort;
     const raw = draft.body.chat_template_kwargs;
     const existing = typeof raw === 'object' && raw !== null ? kwargsSchema.safeParse(raw) : undefined;
-    const body = {
-      ...draft.body,
-      chat_template_kwargs: { ...(existing?.success === true ? existing.data : {}), [key]: value },
-    };
+    const body = withFields(draft.body, {
+      chat_template_kwargs: withFields(existing?.success === true ? existing.data : {}, { [key]: value }),
+    });
     delete body.reasoning_effort;
     return {
       body,

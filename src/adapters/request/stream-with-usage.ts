@@ -4,8 +4,9 @@
  * not listed in the changes header.
  */
 import type { RequestRewrite } from './request-draft.js';
+import { withFields } from './with-fields.js';
 
 export const streamWithUsage: RequestRewrite = (draft) => ({
-  body: { ...draft.body, stream: true, stream_options: { ...(draft.body.stream_options ?? {}), include_usage: true } },
+  body: withFields(draft.body, { stream: true, stream_options: withFields(draft.body.stream_options ?? {}, { include_usage: true }) }),
   changes: draft.changes,
 });

@@ -5,12 +5,13 @@
  */
 import type { RequestRewrite } from './request-draft.js';
 import { isStructuredOutput } from './is-structured-output.js';
+import { withFields } from './with-fields.js';
 
 export const structuredOutputReasoningOff: RequestRewrite = (draft) => {
   if (!isStructuredOutput(draft.body) || draft.body.reasoning_effort === 'none') return draft;
   const asked = draft.body.reasoning_effort;
   return {
-    body: { ...draft.body, reasoning_effort: 'none' },
+    body: withFields(draft.body, { reasoning_effort: 'none' }),
     changes: [
       ...draft.changes,
       asked == null

@@ -20,10 +20,12 @@ export function effortToTemplateKwargs(defaultKey?: string): RequestRewrite {
     const value = key === 'enable_thinking' ? effort !== 'none' : effort;
     const raw = draft.body.chat_template_kwargs;
     const existing = typeof raw === 'object' && raw !== null ? kwargsSchema.safeParse(raw) : undefined;
-    const body = withFields(draft.body, {
+    // The top-level field is left out by the rest rather than deleted (a delete makes the body a
+    // slow dictionary object for every later rewrite).
+    const { reasoning_effort: _sentAsKwarg, ...rest } = draft.body;
+    const body = withFields(rest, {
       chat_template_kwargs: withFields(existing?.success === true ? existing.data : {}, { [key]: value }),
     });
-    delete body.reasoning_effort;
     return {
       body,
       changes: [...draft.changes, `reasoning_effort "${effort}" sent as chat_template_kwargs.${key}=${JSON.stringify(value)}`],

@@ -123,7 +123,8 @@ export function toChatMessages(items: readonly InputItem[], prefix = 'input'): C
         flush();
         const content =
           typeof item.output === 'string' ? item.output : item.output.map((part, j) => toChatPart(part, `${where}.output[${j}]`, notes));
-        messages.push({ role: 'tool', tool_call_id: item.call_id, content });
+        // role and content first, as the chat schema's parse orders a message's keys (the bytes sent upstream).
+        messages.push({ role: 'tool', content, tool_call_id: item.call_id });
         return;
       }
       default:

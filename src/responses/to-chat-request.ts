@@ -4,7 +4,7 @@
  * What cannot be honoured is refused here (400) or noted; nothing is dropped silently.
  * Pure: the route resolves `previous_response_id` and `item_reference` from the store first.
  */
-import { chatRequestSchema, type ChatRequest } from '../chat-request.js';
+import { chatRequestSchema, type ChatRequest, type ResponseFormat } from '../chat-request.js';
 import { SvirError } from '../errors.js';
 import type { InputItem } from './input-item.js';
 import type { ResponsesRequest } from './responses-request.js';
@@ -28,6 +28,9 @@ const READ_FIELDS = new Set([
   'previous_response_id', 'truncation', 'client_metadata', 'service_tier', 'background',
   'conversation', 'prompt', 'top_logprobs', 'context_management',
 ]);
+
+/** The fields the chat schema reads: one passed on from the client is parsed with the rest. */
+const CHAT_FIELDS = new Set(Object.keys(chatRequestSchema.shape));
 
 /** `include` values that ask for output of built-in tools svir never runs, or of data it does not have. */
 function includeNote(value: string): string {
@@ -67,32 +70,47 @@ export function toChatRequest(request: ResponsesRequest, items: readonly InputIt
   const choice = toChatToolChoice(request.tool_choice, translated.tools, translated.origins, translated.dropped);
   notes.push(...choice.notes);
 
-  const body: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(request)) if (!READ_FIELDS.has(field)) body[field] = value;
-  body.model = request.model;
-  body.messages = messages;
-  body.stream = request.stream === true;
-  if (choice.tools.length > 0) {
-    body.tools = choice.tools;
-    if (typeof request.parallel_tool_calls === 'boolean') body.parallel_tool_calls = request.parallel_tool_calls;
+  // The fields passed on as they came (the chat route passes them alike), in the client's order.
+  const passed: [string, unknown][] = [];
+  let passesChatField = false;
+  for (const [field, value] of Object.entries(request)) {
+    if (READ_FIELDS.has(field)) continue;
+    passed.push([field, value]);
+    if (CHAT_FIELDS.has(field)) passesChatField = true;
   }
-  if (choice.toolChoice !== undefined) body.tool_choice = choice.toolChoice;
-
   const format = request.text?.format;
-  if (format?.type === 'json_object') body.response_format = { type: 'json_object' };
+  let responseFormat: ResponseFormat | undefined;
+  if (format?.type === 'json_object') responseFormat = { type: 'json_object' };
   if (format?.type === 'json_schema') {
-    const jsonSchema: Record<string, unknown> = { name: format.name, schema: format.schema };
+    // Keys in the chat schema's order (name, description, schema, strict): the bytes sent upstream are those a parse would give.
+    const jsonSchema: Extract<ResponseFormat, { type: 'json_schema' }>['json_schema'] = { name: format.name };
     if (typeof format.description === 'string') jsonSchema.description = format.description;
+    jsonSchema.schema = format.schema;
     if (typeof format.strict === 'boolean') jsonSchema.strict = format.strict;
-    body.response_format = { type: 'json_schema', json_schema: jsonSchema };
+    responseFormat = { type: 'json_schema', json_schema: jsonSchema };
   }
-  if (typeof request.text?.verbosity === 'string') body.verbosity = request.text.verbosity;
   const effort = request.reasoning?.effort;
-  if (typeof effort === 'string') body.reasoning_effort = effort;
-  if (typeof request.max_output_tokens === 'number') body.max_completion_tokens = request.max_output_tokens;
-  if (typeof request.temperature === 'number') body.temperature = request.temperature;
-  if (typeof request.top_p === 'number') body.top_p = request.top_p;
-  if (typeof request.user === 'string') body.user = request.user;
+
+  /*
+   * The chat request is built in the order chatRequestSchema's parse gives (its own fields in
+   * its order, then the others in the order they were added), from values already read: parsing
+   * svir's own object again cost more than the rest of the translation. A client's field that
+   * the chat schema reads (`n`, `max_tokens`, `logprobs`, `messages`, ...) sent on
+   * /v1/responses is still checked by that parse, as on the chat route.
+   */
+  const chat: ChatRequest = { model: request.model, messages, stream: request.stream === true };
+  if (choice.tools.length > 0) chat.tools = choice.tools;
+  if (choice.toolChoice !== undefined) chat.tool_choice = choice.toolChoice;
+  if (responseFormat !== undefined) chat.response_format = responseFormat;
+  if (typeof effort === 'string') chat.reasoning_effort = effort;
+  if (typeof request.max_output_tokens === 'number') chat.max_completion_tokens = request.max_output_tokens;
+  // What svir sets wins over a field of the same name the client passed.
+  for (const [field, value] of passed) if (!Object.hasOwn(chat, field)) chat[field] = value;
+  if (choice.tools.length > 0 && typeof request.parallel_tool_calls === 'boolean') chat.parallel_tool_calls = request.parallel_tool_calls;
+  if (typeof request.text?.verbosity === 'string') chat.verbosity = request.text.verbosity;
+  if (typeof request.temperature === 'number') chat.temperature = request.temperature;
+  if (typeof request.top_p === 'number') chat.top_p = request.top_p;
+  if (typeof request.user === 'string') chat.user = request.user;
 
   if (typeof request.safety_identifier === 'string') notes.push('safety_identifier not sent');
   if (typeof request.prompt_cache_key === 'string') notes.push('prompt_cache_key not sent (the backend caches prompt prefixes itself)');
@@ -108,9 +126,10 @@ export function toChatRequest(request: ResponsesRequest, items: readonly InputIt
   }
   for (const value of request.include ?? []) notes.push(includeNote(value));
 
-  const parsed = chatRequestSchema.safeParse(body);
+  if (!passesChatField) return { chat, notes, origins: translated.origins };
+  const parsed = chatRequestSchema.safeParse(chat);
   if (!parsed.success) {
-    // Every field above was checked on the way in: a failure here is svir's own bug.
+    // Every field svir set was checked on the way in: a failure here is a field the client passed.
     throw new SvirError('internal_error', { message: `The translated chat request is invalid: ${parsed.error.message}` });
   }
   return { chat: parsed.data, notes, origins: translated.origins };

@@ -8,6 +8,7 @@
  * them is refused (to-chat-tool-choice.ts).
  */
 import { z } from 'zod';
+import type { ChatRequest } from '../chat-request.js';
 import { SvirError } from '../errors.js';
 import { flatToolName } from './flat-tool-name.js';
 
@@ -27,10 +28,8 @@ const namespaceToolSchema = z.looseObject({
 
 const typedSchema = z.looseObject({ type: z.string().min(1), name: z.string().nullish() });
 
-export interface ChatFunctionTool {
-  type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
-}
+/** A chat function tool, as the chat request holds it. */
+export type ChatFunctionTool = NonNullable<ChatRequest['tools']>[number];
 
 /** How a chat tool's call goes back to the client. */
 export interface ToolOrigin {
@@ -60,6 +59,10 @@ function invalid(where: string, error: z.ZodError): SvirError {
   return new SvirError('invalid_request', { param: where, message: `Invalid request: ${where}: ${detail}.` });
 }
 
+function isFunctionTool(entry: unknown): boolean {
+  return entry !== null && typeof entry === 'object' && 'type' in entry && entry.type === 'function';
+}
+
 export function toChatTools(raw: readonly unknown[]): ChatTools {
   const tools: ChatFunctionTool[] = [];
   const origins = new Map<string, ToolOrigin>();
@@ -79,6 +82,14 @@ export function toChatTools(raw: readonly unknown[]): ChatTools {
 
   raw.forEach((entry, i) => {
     const where = `tools[${i}]`;
+    // The common tool (a well-formed function) is read once; any other goes the long way, which names what is wrong.
+    if (isFunctionTool(entry)) {
+      const parsed = functionToolSchema.safeParse(entry);
+      if (parsed.success) {
+        add(toChatTool(parsed.data, parsed.data.name), where);
+        return;
+      }
+    }
     const typed = typedSchema.safeParse(entry);
     if (!typed.success) throw invalid(where, typed.error);
     const type = typed.data.type;

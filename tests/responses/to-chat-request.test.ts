@@ -4,6 +4,7 @@
  * refused or noted).
  */
 import { describe, expect, it } from 'vitest';
+import { chatRequestSchema } from '../../src/chat-request.js';
 import { SvirError } from '../../src/errors.js';
 import { readInputItems } from '../../src/responses/read-input-items.js';
 import { resolveInputItems } from '../../src/responses/resolve-input-items.js';
@@ -364,5 +365,56 @@ describe('the other fields', () => {
   it('a bad json_schema name is refused by the schema', () => {
     const parsed = responsesRequestSchema.safeParse({ model: 'm', input: 'x', text: { format: { type: 'json_schema', name: 'a b', schema: {} } } });
     expect(parsed.success).toBe(false);
+  });
+
+  it('the chat request is what the chat schema would read from it, key for key in the same order (the bytes sent upstream)', () => {
+    const out = translate({
+      top_k: 20,
+      input: [
+        { role: 'developer', content: 'd' },
+        { role: 'user', content: 'weather?' },
+        { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'sunny' },
+      ],
+      instructions: 'I',
+      tools: [weatherTool, { type: 'namespace', name: 'ns', tools: [{ type: 'function', name: 'g' }] }],
+      tool_choice: 'required',
+      parallel_tool_calls: false,
+      text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' }, description: 'about x', strict: true }, verbosity: 'low' },
+      reasoning: { effort: 'high' },
+      max_output_tokens: 100,
+      temperature: 0.5,
+      top_p: 0.9,
+      user: 'u',
+      stream: true,
+      seed: 3,
+    });
+    expect(JSON.stringify(out.chat)).toBe(JSON.stringify(chatRequestSchema.parse(out.chat)));
+    expect(Object.keys(out.chat)).toEqual([
+      'model', 'messages', 'stream', 'tools', 'tool_choice', 'response_format', 'reasoning_effort', 'max_completion_tokens',
+      'top_k', 'seed', 'parallel_tool_calls', 'verbosity', 'temperature', 'top_p', 'user',
+    ]);
+    expect(Object.keys(out.chat.response_format?.type === 'json_schema' ? out.chat.response_format.json_schema : {})).toEqual(['name', 'description', 'schema', 'strict']);
+    expect(out.chat.messages.map((message) => Object.keys(message))).toEqual([
+      ['role', 'content'],
+      ['role', 'content'],
+      ['role', 'content', 'tool_calls'],
+      ['role', 'content', 'tool_call_id'],
+    ]);
+  });
+
+  it('a chat field the client passed on /v1/responses is read by the chat schema, and what svir sets wins over it', () => {
+    const passed = translate({
+      input: 'x',
+      n: 1,
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'not this' }],
+      response_format: { type: 'text' },
+      text: { format: { type: 'json_object' } },
+      verbosity: 'high',
+    });
+    expect(passed.chat).toMatchObject({ n: 1, max_tokens: 5, messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_object' }, verbosity: 'high' });
+    expect(JSON.stringify(passed.chat)).toBe(JSON.stringify(chatRequestSchema.parse(passed.chat)));
+    expect(() => translate({ input: 'x', n: 2 })).toThrow(/translated chat request is invalid/);
   });
 });

@@ -36,6 +36,7 @@ import type { ToolOrigin } from './to-chat-tools.js';
 import {
   deltaPlace,
   encodeDelta,
+  encodeItemDoneEvent,
   encodeResponseEvent,
   encodeResponsesEvent,
   type DeltaType,
@@ -74,6 +75,8 @@ export interface ResponsesTranslator {
   pushText(chunk: CleanChunk): string;
   /** Reads one clean chunk into the response and makes no events (`stream: false`: only the final object is sent). */
   fold(chunk: CleanChunk): void;
+  /** finish without events: the response is final (`stream: false`). */
+  foldFinish(): void;
   /** The clean stream completed: the open item closes, then response.completed or response.incomplete. */
   finish(): ResponsesEvent[];
   /** finish's events as their wire text. */
@@ -84,8 +87,14 @@ export interface ResponsesTranslator {
   failText(error: ResponseError): string;
   /** Whether the response was opened (its first events produced). */
   started(): boolean;
-  /** The response as it stands (a copy): the final one after finish or fail. */
+  /**
+   * The response as it stands: a copy while it is open; once finished or failed, one that shares
+   * the translator's items and echo (nothing changes them after the end, and its holders, the
+   * reply and the store, only read it).
+   */
   response(): ResponseObject;
+  /** JSON.stringify(response()), the same bytes, made from the JSON already made of its parts (the echo, each closed item). */
+  responseJson(): string;
 }
 
 export function createResponsesTranslator(init: ResponsesTranslatorInit, deps: ResponsesTranslatorDeps): ResponsesTranslator {
@@ -167,6 +176,13 @@ class Translator implements ResponsesTranslator {
   /** The events (mode `events`) or their text (mode `text`) of the current call. */
   private events: ResponsesEvent[] = [];
   private text = '';
+  /**
+   * The echo's JSON without its braces, made once: created, in_progress and the terminal event
+   * all repeat it (with the tools and instructions, most of their bytes).
+   */
+  private echoFields: string | undefined;
+  /** The JSON of each output item, made once: its output_item.done, then every response after it. */
+  private readonly itemJson: string[] = [];
 
   constructor(init: ResponsesTranslatorInit, deps: ResponsesTranslatorDeps) {
     this.init = init;
@@ -195,6 +211,11 @@ class Translator implements ResponsesTranslator {
     this.read(chunk);
   }
 
+  foldFinish(): void {
+    this.begin('none');
+    this.complete();
+  }
+
   finish(): ResponsesEvent[] {
     this.begin('events');
     this.complete();
@@ -220,7 +241,7 @@ class Translator implements ResponsesTranslator {
   }
 
   response(): ResponseObject {
-    return this.snapshot(true);
+    return this.snapshot(!this.ended);
   }
 
   private begin(mode: Output): void {
@@ -297,6 +318,30 @@ class Translator implements ResponsesTranslator {
     return response;
   }
 
+  responseJson(): string {
+    const cut = this.status === 'incomplete' && this.finishReason !== undefined ? CUT_REASONS[this.finishReason] : undefined;
+    let output = '';
+    for (let i = 0; i < this.output.length; i++) output += i === 0 ? this.outputItemJson(i) : `,${this.outputItemJson(i)}`;
+    let json =
+      `{"id":${JSON.stringify(this.init.id)},"object":"response","created_at":${JSON.stringify(this.createdAt)},` +
+      `"status":${JSON.stringify(this.status)},"model":${JSON.stringify(this.init.model)},"output":[${output}],` +
+      `"error":${JSON.stringify(this.error)},"incomplete_details":${cut === undefined ? 'null' : JSON.stringify({ reason: cut })}`;
+    this.echoFields ??= JSON.stringify(this.init.echo).slice(1, -1);
+    if (this.echoFields !== '') json += `,${this.echoFields}`;
+    if (this.completedAt !== undefined) json += `,"completed_at":${JSON.stringify(this.completedAt)}`;
+    if (this.usage !== undefined && this.ended) json += `,"usage":${JSON.stringify(toResponseUsage(this.usage))}`;
+    return `${json}}`;
+  }
+
+  private outputItemJson(index: number): string {
+    let json = this.itemJson[index];
+    if (json === undefined) {
+      json = JSON.stringify(this.output[index]);
+      this.itemJson[index] = json;
+    }
+    return json;
+  }
+
   private emit(type: string, fields: Record<string, unknown>): void {
     const event: ResponsesEvent = { type, sequence_number: this.sequence++, ...fields };
     if (this.mode === 'events') this.events.push(event);
@@ -306,7 +351,7 @@ class Translator implements ResponsesTranslator {
   /** created, in_progress and the terminal events carry the whole response. */
   private emitResponse(type: ResponseEventType): void {
     if (this.mode === 'events') this.emit(type, { response: this.snapshot(true) });
-    else if (this.mode === 'text') this.text += encodeResponseEvent(type, this.sequence++, JSON.stringify(this.snapshot(false)));
+    else if (this.mode === 'text') this.text += encodeResponseEvent(type, this.sequence++, this.responseJson());
     else this.sequence++;
   }
 
@@ -319,7 +364,7 @@ class Translator implements ResponsesTranslator {
     this.opened = true;
     if (this.mode === 'text') {
       // Both carry the same response (nothing is in it yet): serialized once.
-      const response = JSON.stringify(this.snapshot(false));
+      const response = this.responseJson();
       this.text += encodeResponseEvent('response.created', this.sequence++, response);
       this.text += encodeResponseEvent('response.in_progress', this.sequence++, response);
       return;
@@ -496,7 +541,8 @@ class Translator implements ResponsesTranslator {
       done = callItem(item, status, args);
     }
     this.output.push(done);
-    if (events) this.emit('response.output_item.done', { output_index: item.index, item: this.mode === 'events' ? copyItem(done) : done });
+    if (this.mode === 'text') this.text += encodeItemDoneEvent(this.sequence++, item.index, this.outputItemJson(item.index));
+    else if (events) this.emit('response.output_item.done', { output_index: item.index, item: copyItem(done) });
     else this.sequence++;
   }
 }

@@ -55,3 +55,8 @@ export type ResponseEventType = 'response.created' | 'response.in_progress' | 'r
 export function encodeResponseEvent(type: ResponseEventType, sequence: number, response: string): string {
   return `event: ${type}\ndata: {"type":"${type}","sequence_number":${sequence},"response":${response}}\n\n`;
 }
+
+/** `response.output_item.done`, the item given as its JSON (the final response repeats it). */
+export function encodeItemDoneEvent(sequence: number, outputIndex: number, item: string): string {
+  return `event: response.output_item.done\ndata: {"type":"response.output_item.done","sequence_number":${sequence},"output_index":${outputIndex},"item":${item}}\n\n`;
+}

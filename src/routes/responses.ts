@@ -28,7 +28,7 @@ import type { ResponseStore } from '../store/create-response-store.js';
 import { chatRoute, type ChatRouteDeps } from './chat-completions.js';
 import { invalidRequestError } from './invalid-request-error.js';
 import { routeToBackend, type BackendRoute } from './route-to-backend.js';
-import { failureOf, responsesSender } from './send-responses.js';
+import { failureOf, responsesSender, type KeepResponse } from './send-responses.js';
 
 export type ResponsesIdKind = 'response' | 'msg' | 'rs' | 'fc' | 'fco';
 
@@ -80,9 +80,9 @@ function translatorMaker(deps: ResponsesRouteDeps, id: string, request: Response
 }
 
 /** Puts the final response in the store with the request's own input items (their ids given here). */
-function keeper(deps: ResponsesRouteDeps, input: readonly InputItem[]): (response: ResponseObject) => void {
-  return (response) => {
-    deps.store.put({ response, input: withItemIds(input, (kind) => deps.makeResponsesId(kind)), output: outputAsInput(response) });
+function keeper(deps: ResponsesRouteDeps, input: readonly InputItem[]): KeepResponse {
+  return (response, json) => {
+    deps.store.put({ response, input: withItemIds(input, (kind) => deps.makeResponsesId(kind)), output: outputAsInput(response) }, json);
   };
 }
 
@@ -127,7 +127,7 @@ function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
     lateError(err) {
       const translator = makeTranslator();
       const text = translator.failText(failureOf(err));
-      keep?.(translator.response());
+      keep?.(translator.response(), translator.responseJson());
       return text;
     },
   };

@@ -7,7 +7,7 @@
  *   silent end. One write per upstream read; the next read waits for `drain`.
  * - `stream: false`: the same events are made and dropped; the final response object is the
  *   body. A failure anywhere is an HTTP error.
- * `onEnd` gets the final response (completed, incomplete or failed), for the store.
+ * `onEnd` gets the final response (completed, incomplete or failed) and its JSON, for the store.
  */
 import { toErrorResponse } from '../errors.js';
 import type { ResponsesTranslator } from '../responses/create-responses-translator.js';
@@ -22,17 +22,20 @@ export function failureOf(err: unknown): { code: string | null; message: string 
   return { code, message };
 }
 
+/** Told the final response and its JSON (the bytes the client got, which the store counts). */
+export type KeepResponse = (response: ResponseObject, json: string) => void;
+
 /**
  * A fresh translator per attempt: a `stream: false` attempt that failed part-way (and is sent
  * to the next backend) leaves nothing behind in the next one's response. Without `onEnd`
  * (`store: false`) no final response object is made for a stream.
  */
-export function responsesSender(makeTranslator: () => ResponsesTranslator, onEnd: ((response: ResponseObject) => void) | undefined): ChatSender {
+export function responsesSender(makeTranslator: () => ResponsesTranslator, onEnd: KeepResponse | undefined): ChatSender {
   return (args) =>
     args.chat.stream === true ? sendEvents(args, makeTranslator(), onEnd) : sendObject(args, makeTranslator(), onEnd);
 }
 
-function sendEvents(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: ((response: ResponseObject) => void) | undefined): Promise<void> {
+function sendEvents(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: KeepResponse | undefined): Promise<void> {
   return sendSteps(args, {
     chunks(chunks) {
       let text = '';
@@ -42,14 +45,15 @@ function sendEvents(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: 
     done: () => translator.finishText(),
     // After the first event: response.failed (an upstream error, shutdown, a deadline, a bug).
     failed: (err) => translator.failText(failureOf(err)),
-    ended: onEnd === undefined ? undefined : () => onEnd(translator.response()),
+    ended: onEnd === undefined ? undefined : () => onEnd(translator.response(), translator.responseJson()),
   });
 }
 
-async function sendObject(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: ((response: ResponseObject) => void) | undefined): Promise<void> {
+async function sendObject(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: KeepResponse | undefined): Promise<void> {
   await readFoldedSteps(args, (chunk) => translator.fold(chunk));
-  translator.finish();
-  const response = translator.response();
-  onEnd?.(response);
-  await args.reply.code(200).type('application/json; charset=utf-8').send(response);
+  translator.foldFinish();
+  // The response's JSON is sent as it is (the bytes Fastify's JSON.stringify of the object gives) and counted by the store.
+  const json = translator.responseJson();
+  onEnd?.(translator.response(), json);
+  await args.reply.code(200).type('application/json; charset=utf-8').send(json);
 }

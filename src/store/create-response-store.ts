@@ -24,8 +24,12 @@ export interface StoredResponse {
 }
 
 export interface ResponseStore {
-  /** Keeps a response; false when it alone is larger than the byte bound (nothing is kept then). */
-  put(record: StoredResponse): boolean;
+  /**
+   * Keeps a response; false when it alone is larger than the byte bound (nothing is kept then).
+   * `responseJson`, JSON.stringify(record.response) when the caller has made it already (the
+   * Responses route sent it), spares making it again to count the record's size.
+   */
+  put(record: StoredResponse, responseJson?: string): boolean;
   get(id: string): ResponseObject | undefined;
   /** The response's own input items (not those of the responses it continued). */
   input(id: string): InputItem[] | undefined;
@@ -42,6 +46,15 @@ interface Entry {
   record: StoredResponse;
   bytes: number;
   itemIds: string[];
+}
+
+/** The JSON of a record around its three parts: `{"response":…,"input":…,"output":…}`. */
+const RECORD_FRAME_BYTES = Buffer.byteLength('{"response":,"input":,"output":}');
+
+/** The byte length of JSON.stringify(record). */
+function recordBytes(record: StoredResponse, responseJson: string | undefined): number {
+  if (responseJson === undefined) return Buffer.byteLength(JSON.stringify(record));
+  return RECORD_FRAME_BYTES + Buffer.byteLength(responseJson) + Buffer.byteLength(JSON.stringify(record.input)) + Buffer.byteLength(JSON.stringify(record.output));
 }
 
 function itemId(item: InputItem): string | undefined {
@@ -81,8 +94,8 @@ export function createResponseStore(initial: StoreLimits): ResponseStore {
   };
 
   return {
-    put(record) {
-      const size = Buffer.byteLength(JSON.stringify(record));
+    put(record, responseJson) {
+      const size = recordBytes(record, responseJson);
       const id = record.response.id;
       remove(id);
       if (size > limits.maxBytes || limits.maxResponses === 0) return false;

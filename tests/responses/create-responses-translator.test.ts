@@ -23,11 +23,15 @@ const NOW = 1_750_000_000_000;
 /** Each translator's maker, so that a test's chunks can be run again through a twin in another output mode. */
 const makers = new WeakMap<ResponsesTranslator, () => ResponsesTranslator>();
 
-function translator(origins: ReadonlyMap<string, ToolOrigin> = new Map(), reasoningField = 'reasoning_content'): ResponsesTranslator {
+function translator(
+  origins: ReadonlyMap<string, ToolOrigin> = new Map(),
+  reasoningField = 'reasoning_content',
+  request: Record<string, unknown> = { input: 'x' },
+): ResponsesTranslator {
   const make = (): ResponsesTranslator => {
     const counters = { msg: 0, rs: 0, fc: 0 };
     return createResponsesTranslator(
-      { id: 'resp_1', model: 'client-model', echo: echoRequest(responsesRequestSchema.parse({ model: 'client-model', input: 'x' })), origins, reasoningField },
+      { id: 'resp_1', model: 'client-model', echo: echoRequest(responsesRequestSchema.parse({ model: 'client-model', ...request })), origins, reasoningField },
       { makeItemId: (kind) => `${kind}_${++counters[kind]}`, now: () => NOW },
     );
   };
@@ -64,10 +68,12 @@ function expectSameInEveryMode(
   expect(wire).toBe(encodeAll(events));
   const folded = twin(t);
   for (const c of chunks) folded.fold(c);
-  if (failure === undefined) folded.finish();
+  if (failure === undefined) folded.foldFinish();
   else folded.fail(failure);
   expect(folded.response()).toEqual(t.response());
   expect(text.response()).toEqual(t.response());
+  // The final response's JSON (what the store counts, what stream: false sends) is its JSON.stringify.
+  for (const each of [t, text, folded]) expect(each.responseJson()).toBe(JSON.stringify(each.response()));
 }
 
 function chunk(delta: CleanDelta, finish: FinishReason | null = null): CleanChunk {
@@ -89,6 +95,40 @@ function shape(events: readonly ResponsesEvent[]): string[] {
 }
 
 describe('event sequences', () => {
+  it('a request with every echoed field: the text output repeats it as the events do, and the final response shares its items (no copy once it is final)', () => {
+    const t = translator(new Map([['ns__g', { name: 'g', namespace: 'ns' }]]), 'reasoning_content', {
+      input: 'x',
+      instructions: 'Be "brief".\nReally.',
+      tools: [{ type: 'function', name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+      tool_choice: { type: 'function', name: 'weather' },
+      parallel_tool_calls: false,
+      temperature: 0.2,
+      top_p: 0.5,
+      max_output_tokens: 64,
+      text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true }, verbosity: 'low' },
+      reasoning: { effort: 'high', summary: 'auto' },
+      metadata: { trace: 'ünï' },
+      previous_response_id: 'resp_0',
+      truncation: 'disabled',
+      user: 'u',
+      safety_identifier: 's',
+      prompt_cache_key: 'k',
+    });
+    const events = run(
+      [
+        chunk({ role: 'assistant', reasoning_content: 'think' }),
+        chunk({ content: 'text' }),
+        chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'ns__g', arguments: '{"a":' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] }),
+        chunk({}, 'tool_calls'),
+        usageChunk({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }),
+      ],
+      t,
+    );
+    expect(events.at(-1)?.['response']).toMatchObject({ instructions: 'Be "brief".\nReally.', metadata: { trace: 'ünï' }, user: 'u', usage: { total_tokens: 7 } });
+    expect(t.response().output[0]).toBe(t.response().output[0]);
+  });
+
   it('text: one message item with one output_text part', () => {
     const events = run([chunk({ role: 'assistant' }), chunk({ content: 'Hel' }), chunk({ content: 'lo' }), chunk({}, 'stop')]);
     expect(shape(events)).toEqual([

@@ -64,4 +64,14 @@ describe('createResponseStore', () => {
     store.setLimits({ maxResponses: 0, maxBytes: 1_000_000 });
     expect(store.put(stored('r9', null))).toBe(false);
   });
+
+  it('counts the same bytes from the response JSON a caller has already made', () => {
+    const counted = createResponseStore({ maxResponses: 10, maxBytes: 1_000_000 });
+    const given = createResponseStore({ maxResponses: 10, maxBytes: 1_000_000 });
+    const record = stored('r1', null, 'ünïcode "quoted"');
+    counted.put(record);
+    given.put(record, JSON.stringify(record.response));
+    expect(given.stats().bytes).toBe(counted.stats().bytes);
+    expect(given.stats().bytes).toBe(Buffer.byteLength(JSON.stringify(record)));
+  });
 });

@@ -73,6 +73,8 @@ export interface ResponsesTranslator {
   push(chunk: CleanChunk): ResponsesEvent[];
   /** The same events as push, as their wire text (encodeResponsesEvent's bytes), built without event objects where it can. */
   pushText(chunk: CleanChunk): string;
+  /** pushText of each chunk, as one text (one upstream read's chunks). */
+  pushTexts(chunks: readonly CleanChunk[]): string;
   /** Reads one clean chunk into the response and makes no events (`stream: false`: only the final object is sent). */
   fold(chunk: CleanChunk): void;
   /** finish without events: the response is final (`stream: false`). */
@@ -206,6 +208,12 @@ class Translator implements ResponsesTranslator {
     return this.takeText();
   }
 
+  pushTexts(chunks: readonly CleanChunk[]): string {
+    this.begin('text');
+    for (const chunk of chunks) this.read(chunk);
+    return this.takeText();
+  }
+
   fold(chunk: CleanChunk): void {
     this.begin('none');
     this.read(chunk);
@@ -246,7 +254,8 @@ class Translator implements ResponsesTranslator {
 
   private begin(mode: Output): void {
     this.mode = mode;
-    this.events = [];
+    // Only push and its kin collect events: the text of a stream's every read allocates no list.
+    if (this.events.length > 0) this.events = [];
     this.text = '';
   }
 
@@ -273,7 +282,8 @@ class Translator implements ResponsesTranslator {
       if (typeof reasoning === 'string' && reasoning.length > 0) this.reasoning(reasoning);
       if (typeof delta.content === 'string' && delta.content.length > 0) this.message('text', delta.content);
       if (typeof delta.refusal === 'string' && delta.refusal.length > 0) this.message('refusal', delta.refusal);
-      for (const piece of delta.tool_calls ?? []) this.call(piece.index, piece.id, piece.function.name, piece.function.arguments);
+      const calls = delta.tool_calls;
+      if (calls !== undefined) for (const piece of calls) this.call(piece.index, piece.id, piece.function.name, piece.function.arguments);
       if (choice.finish_reason !== null) this.finishReason = choice.finish_reason;
     }
   }

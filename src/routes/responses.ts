@@ -114,6 +114,8 @@ function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
     stream: chat.stream,
     prepare(target) {
       const prepared = chat.prepare(target);
+      // Nothing of the Responses request was dropped or changed (the common case): the chat attempt's changes as they are.
+      if (notes.length === 0) return prepared;
       return {
         changes: [...notes, ...prepared.changes],
         async open(signal, dispatcher) {

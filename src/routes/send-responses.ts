@@ -37,11 +37,7 @@ export function responsesSender(makeTranslator: () => ResponsesTranslator, onEnd
 
 function sendEvents(args: ChatSendArgs, translator: ResponsesTranslator, onEnd: KeepResponse | undefined): Promise<void> {
   return sendSteps(args, {
-    chunks(chunks) {
-      let text = '';
-      for (const chunk of chunks) text += translator.pushText(chunk);
-      return text;
-    },
+    chunks: (chunks) => translator.pushTexts(chunks),
     done: () => translator.finishText(),
     // After the first event: response.failed (an upstream error, shutdown, a deadline, a bug).
     failed: (err) => translator.failText(failureOf(err)),

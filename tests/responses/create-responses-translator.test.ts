@@ -66,6 +66,9 @@ function expectSameInEveryMode(
   for (const c of chunks) wire += text.pushText(c);
   wire += failure === undefined ? text.finishText() : text.failText(failure);
   expect(wire).toBe(encodeAll(events));
+  // One read's chunks at once (the stream's sender) give the same text.
+  const batch = twin(t);
+  expect(batch.pushTexts(chunks) + (failure === undefined ? batch.finishText() : batch.failText(failure))).toBe(wire);
   const folded = twin(t);
   for (const c of chunks) folded.fold(c);
   if (failure === undefined) folded.foldFinish();

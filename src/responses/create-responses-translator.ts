@@ -37,6 +37,7 @@ import {
   deltaPlace,
   encodeDelta,
   encodeItemDoneEvent,
+  encodePartDone,
   encodeResponseEvent,
   encodeResponsesEvent,
   type DeltaType,
@@ -505,6 +506,11 @@ class Translator implements ResponsesTranslator {
     const done: OutputTextPart | RefusalPart = part.kind === 'text' ? { type: 'output_text', text, annotations: [] } : { type: 'refusal', refusal: text };
     item.parts.push(done);
     if (this.mode === 'none') {
+      this.sequence += 2;
+      return;
+    }
+    if (this.mode === 'text') {
+      this.text += encodePartDone(part.kind, this.sequence, item.id, item.index, part.index, text);
       this.sequence += 2;
       return;
     }

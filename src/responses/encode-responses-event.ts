@@ -60,3 +60,23 @@ export function encodeResponseEvent(type: ResponseEventType, sequence: number, r
 export function encodeItemDoneEvent(sequence: number, outputIndex: number, item: string): string {
   return `event: response.output_item.done\ndata: {"type":"response.output_item.done","sequence_number":${sequence},"output_index":${outputIndex},"item":${item}}\n\n`;
 }
+
+/**
+ * A message part's two closing events, `output_text.done` (or `refusal.done`) and
+ * `content_part.done`, with its whole text serialized once for both.
+ */
+export function encodePartDone(kind: 'text' | 'refusal', sequence: number, itemId: string, outputIndex: number, contentIndex: number, text: string): string {
+  const at = `"item_id":${JSON.stringify(itemId)},"output_index":${outputIndex},"content_index":${contentIndex}`;
+  const json = JSON.stringify(text);
+  const next = sequence + 1;
+  if (kind === 'text') {
+    return (
+      `event: response.output_text.done\ndata: {"type":"response.output_text.done","sequence_number":${sequence},${at},"text":${json},"logprobs":[]}\n\n` +
+      `event: response.content_part.done\ndata: {"type":"response.content_part.done","sequence_number":${next},${at},"part":{"type":"output_text","text":${json},"annotations":[]}}\n\n`
+    );
+  }
+  return (
+    `event: response.refusal.done\ndata: {"type":"response.refusal.done","sequence_number":${sequence},${at},"refusal":${json}}\n\n` +
+    `event: response.content_part.done\ndata: {"type":"response.content_part.done","sequence_number":${next},${at},"part":{"type":"refusal","refusal":${json}}}\n\n`
+  );
+}

@@ -17,9 +17,9 @@ import { SvirError } from '../errors.js';
 import { createResponsesTranslator, type ResponsesTranslator } from '../responses/create-responses-translator.js';
 import { echoRequest } from '../responses/echo-request.js';
 import type { InputItem } from '../responses/input-item.js';
+import { outputAsInput } from '../responses/output-as-input.js';
 import { readInputItems } from '../responses/read-input-items.js';
 import { resolveInputItems } from '../responses/resolve-input-items.js';
-import type { ResponseObject } from '../responses/response-object.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../responses/responses-request.js';
 import { toChatRequest, type TranslatedRequest } from '../responses/to-chat-request.js';
 import { toResponseItems } from '../responses/to-response-items.js';
@@ -60,11 +60,6 @@ function inputOf(request: ResponsesRequest): unknown[] {
   return typeof input === 'string' ? [{ role: 'user', content: input }] : input;
 }
 
-/** Output items as the input items of a next turn (their shapes are the same). */
-function outputAsInput(response: ResponseObject): InputItem[] {
-  return readInputItems(response.output, 'output').filter((item): item is InputItem => 'role' in item || item.type !== 'item_reference');
-}
-
 /**
  * A fresh translator per attempt. Made apart from responsesRoute so that what an open stream
  * keeps is what the response repeats (echo, model, tool origins), not the whole request.
@@ -82,7 +77,7 @@ function translatorMaker(deps: ResponsesRouteDeps, id: string, request: Response
 /** Puts the final response in the store with the request's own input items (their ids given here). */
 function keeper(deps: ResponsesRouteDeps, input: readonly InputItem[]): KeepResponse {
   return (response, json) => {
-    deps.store.put({ response, input: withItemIds(input, (kind) => deps.makeResponsesId(kind)), output: outputAsInput(response) }, json);
+    deps.store.put({ response, input: withItemIds(input, (kind) => deps.makeResponsesId(kind)), output: outputAsInput(response.output) }, json);
   };
 }
 

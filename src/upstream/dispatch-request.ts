@@ -2,8 +2,14 @@
  * One upstream request through undici's handler API (`dispatcher.dispatch`), instead of its
  * `request()`: the answer's head resolves the promise, and its body is no Readable but the
  * handler itself (upstream-body.ts), so each read goes from undici's parser straight to svir's
- * reader in the same turn. Backpressure is the dispatch controller's pause and resume: undici
- * stops reading the socket the moment the reader cannot take more.
+ * reader in the same turn. Backpressure is the parser's own pause: a read the reader cannot
+ * take returns false, and undici stops reading the socket at once until svir resumes it.
+ *
+ * The handler has the callbacks undici 7's client calls itself (onConnect, onHeaders, onData,
+ * onComplete, onError: those of its own `request()` and `stream()`), not the newer
+ * onRequestStart/onResponseStart/... ones: for those, undici wraps the handler in an adapter
+ * that builds a controller per request and an object of every response header (and of the
+ * trailers), on every request. svir reads two headers at most (`header`), from the raw pairs.
  *
  * The body is paused from its head until a reader comes, so no read is lost or buffered while
  * the route decides what to do with the answer. An abort (the signal, or `discard`) closes the
@@ -11,15 +17,17 @@
  */
 import type { Readable } from 'node:stream';
 import { errors, type Dispatcher } from 'undici';
+import { readRawHeader } from './read-raw-header.js';
 import type { BodySink, UpstreamBody } from './upstream-body.js';
 import { closeRequestSocket, watchRequestSocket, type RequestSocket } from './request-sockets.js';
 
-/** Header names in lower case; a repeated header is an array. */
-export type UpstreamHeaders = Record<string, string | string[] | undefined>;
-
 export interface UpstreamResponse {
   statusCode: number;
-  headers: UpstreamHeaders;
+  /**
+   * One header of the answer, its name in lower case: its value, an array when it was repeated,
+   * undefined when absent (as undici's parsed headers would have it).
+   */
+  header(name: string): string | string[] | undefined;
   body: UpstreamBody;
 }
 
@@ -63,13 +71,20 @@ const ENDED = 1;
 const FAILED = 2;
 const DISCARDED = 3;
 
+/** undici's abort of one request (given to onConnect): fails it with `err`, closes its socket. */
+type Abort = (err?: Error) => void;
+
 class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
   readonly #signal: AbortSignal;
   readonly #socket: RequestSocket | undefined;
   /** A request body sent as a stream, ended with a failed request. */
   readonly #payload: Readable | undefined;
   #head: Head | undefined;
-  #controller: Dispatcher.DispatchController | undefined;
+  #abort: Abort | undefined;
+  /** undici's parser's resume (given with the head): it reads on after a read returned false. */
+  #resumeParser: (() => void) | undefined;
+  /** A read (or the head) returned false: undici's parser is paused until #resumeParser. */
+  #paused = false;
   #sink: BodySink | undefined;
   /** Reads that came while the reader could take none (undici stops after one). */
   #held: Buffer[] = [];
@@ -83,8 +98,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     if (this.#state !== OPEN) return;
     // The socket first: undici's own abort would open a new connection (request-sockets.ts).
     if (this.#socket !== undefined) closeRequestSocket(this.#socket);
-    // Before the request has a connection, onRequestStart aborts it.
-    this.#controller?.abort(this.#reason());
+    // Before the request has a connection, onConnect aborts it.
+    this.#abort?.(this.#reason());
   };
 
   constructor(signal: AbortSignal, payload: Buffer | Readable | undefined, head: Head) {
@@ -110,45 +125,49 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     this.#state = state;
   }
 
-  // The handler, called by undici.
+  // The handler, called by undici. A return of false pauses its parser.
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.#controller = controller;
-    if (this.#signal.aborted) controller.abort(this.#reason());
+  onConnect(abort: Abort): void {
+    this.#abort = abort;
+    if (this.#signal.aborted) abort(this.#reason());
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: UpstreamHeaders): void {
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     // 1xx: informational, the answer is still to come.
-    if (statusCode < 200 || this.#head === undefined) return;
+    if (statusCode < 200 || this.#head === undefined) return true;
     const head = this.#head;
     this.#head = undefined;
+    this.#resumeParser = resume;
     // Nothing is read until a reader comes (`read`).
-    controller.pause();
-    head.resolve({ statusCode, headers, body: this });
+    this.#paused = true;
+    head.resolve({ statusCode, header: (name) => readRawHeader(rawHeaders, name), body: this });
+    return false;
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.#state !== OPEN) return;
+  onData(chunk: Buffer): boolean {
+    if (this.#state !== OPEN) return true;
     const sink = this.#sink;
     if (sink === undefined || this.#waiting) {
       this.#held.push(chunk);
-      controller.pause();
-      return;
+      this.#paused = true;
+      return false;
     }
     if (!sink.data(chunk) && this.#state === OPEN && this.#sink === sink) {
       this.#waiting = true;
-      controller.pause();
+      this.#paused = true;
+      return false;
     }
+    return true;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     if (this.#state !== OPEN) return;
     this.#settle(ENDED);
     if (this.#sink === undefined || this.#waiting || this.#held.length > 0) this.#ending = 'end';
     else this.#sink.end();
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+  onError(err: Error): void {
     if (this.#payload !== undefined && !this.#payload.destroyed) {
       // undici leaves a request body stream it did not finish to its sender.
       this.#payload.on('error', () => undefined);
@@ -192,7 +211,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     if (this.#state !== OPEN) return;
     this.#settle(DISCARDED);
     if (this.#socket !== undefined) closeRequestSocket(this.#socket);
-    this.#controller?.abort(new errors.RequestAbortedError('svir closed the upstream body'));
+    this.#abort?.(new errors.RequestAbortedError('svir closed the upstream body'));
   }
 
   /** Hands the reader what it has still to hear, then lets undici read on. */
@@ -216,7 +235,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
       else sink.error(ending.err);
       return;
     }
-    if (this.#state === OPEN && this.#controller?.paused === true) this.#resumeSoon();
+    if (this.#state === OPEN && this.#paused) this.#resumeSoon();
   }
 
   /**
@@ -228,7 +247,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     this.#resuming = true;
     queueMicrotask(() => {
       this.#resuming = false;
-      if (this.#state === OPEN && !this.#waiting) this.#controller?.resume();
+      if (this.#state !== OPEN || this.#waiting || !this.#paused) return;
+      this.#paused = false;
+      this.#resumeParser?.();
     });
   }
 }

@@ -76,7 +76,7 @@ export async function fetchModelList(
     const status = response.statusCode;
     const code = status === 401 || status === 403 ? 'upstream_auth_failed' : status === 429 ? 'rate_limit_exceeded' : 'upstream_error';
     // Kept for a request that can only be answered with this failure (no model list known).
-    const retryAfter = response.headers['retry-after'];
+    const retryAfter = response.header('retry-after');
     throw new SvirError(code, {
       source: 'upstream',
       backend: name,

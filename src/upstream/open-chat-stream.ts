@@ -113,7 +113,7 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
       if (auth) response.body.discard();
       const text = auth ? '' : await readBoundedBody(response.body, ERROR_BODY_LIMITS);
       if (args.signal.aborted) throw args.signal.reason;
-      const retryAfter = headerValue(response.headers['retry-after']);
+      const retryAfter = headerValue(response.header('retry-after'));
       const error = args.adapter.readError(status, text, {
         backend: name,
         secrets: args.secrets,
@@ -128,7 +128,7 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
       continue;
     }
 
-    const contentType = headerValue(response.headers['content-type']) ?? '';
+    const contentType = headerValue(response.header('content-type')) ?? '';
     const json = args.expect === 'json';
     if (!(json ? /^\s*application\/([\w.+-]*\+)?json\b/i : /^\s*text\/event-stream\b/i).test(contentType)) {
       response.body.discard();

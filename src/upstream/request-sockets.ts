@@ -8,9 +8,9 @@
  * (nodejs/undici#5845). Each aborted stream thus left one connection that never carried a
  * request, and a llama.cpp server gives every connection one of its few HTTP slots. When svir
  * destroys the socket itself first, with an ordinary error, undici fails the request instead of
- * re-queueing it, and its own abort then finds the socket already gone. undici's dispatch
- * controller aborts the same way (its `abort` is that very function), so the handler API svir
- * uses does not avoid this, and it names no socket either.
+ * re-queueing it, and its own abort then finds the socket already gone. The abort undici hands
+ * a dispatch handler (onConnect) is that very function, so the handler API svir uses does not
+ * avoid this, and it names no socket either.
  *
  * undici names a request's socket on its `undici:client:sendHeaders` diagnostics channel; the
  * request is recognised by its body, which is the very Buffer or stream svir passed.

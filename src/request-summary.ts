@@ -6,6 +6,7 @@
 import type { CleanChunk } from './normalize/clean-chunk.js';
 import type { Usage } from './normalize/parts.js';
 import { SvirError, toSvirError } from './errors.js';
+import { pathOf } from './path-of.js';
 
 export interface RequestSummary {
   /** ms (the server's clock). */
@@ -57,6 +58,10 @@ export function recordError(summary: RequestSummary, err: unknown): void {
 }
 
 export interface SummaryLine {
+  /** First: the line reads as request.log's would (its binding comes first there). */
+  reqId: string;
+  method: string;
+  path: string;
   status: number;
   durationMs: number;
   model?: string;
@@ -71,9 +76,16 @@ export interface SummaryLine {
   clientClosed?: boolean;
 }
 
-/** The fields of the one log line. */
-export function summaryLine(summary: RequestSummary, status: number, now: number, clientClosed: boolean): SummaryLine {
-  const line: SummaryLine = { status, durationMs: now - summary.startedAt };
+/** What the line names the request by (a Fastify request is one). */
+export interface SummarizedRequest {
+  id: string;
+  method: string;
+  url: string;
+}
+
+/** The fields of the one log line, built in the order they are written (no copy into another object). */
+export function summaryLine(request: SummarizedRequest, summary: RequestSummary, status: number, now: number, clientClosed: boolean): SummaryLine {
+  const line: SummaryLine = { reqId: request.id, method: request.method, path: pathOf(request.url), status, durationMs: now - summary.startedAt };
   if (summary.model !== undefined) line.model = summary.model;
   if (summary.backend !== undefined) line.backend = summary.backend;
   if (summary.stream !== undefined) line.stream = summary.stream;

@@ -273,11 +273,9 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     reply.header('x-request-id', request.id);
     reply.raw.once('close', () => {
       const raw = reply.raw;
-      const line = summaryLine(summary, raw.statusCode, now(), !raw.writableFinished);
-      // reqId first: the line reads as request.log's would (its binding comes first there).
-      const fields = { reqId: request.id, method: request.method, path: pathOf(request.url), ...line };
-      if (raw.statusCode >= 500 || summary.error?.code === 'internal_error') lineLog.warn(fields, 'request');
-      else lineLog.info(fields, 'request');
+      const line = summaryLine(request, summary, raw.statusCode, now(), !raw.writableFinished);
+      if (raw.statusCode >= 500 || summary.error?.code === 'internal_error') lineLog.warn(line, 'request');
+      else lineLog.info(line, 'request');
     });
     if (runtime.closing) {
       reply.header('connection', 'close');

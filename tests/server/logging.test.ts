@@ -80,6 +80,8 @@ describe('the request log line', () => {
       expect(typeof line?.ttftMs).toBe('number');
       expect(typeof line?.durationMs).toBe('number');
       expect(typeof line?.reqId).toBe('string');
+      // The fields in the order they are written: pino's own, then the request, then what svir knows.
+      expect(Object.keys(line ?? {})).toEqual(['level', 'time', 'name', 'reqId', 'method', 'path', 'status', 'durationMs', 'model', 'backend', 'stream', 'ttftMs', 'finishReason', 'tokens', 'msg']);
     }
     expect(streamed?.stream).toBe(true);
     expect(folded?.stream).toBe(false);

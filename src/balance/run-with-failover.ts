@@ -13,7 +13,19 @@ export interface FailoverHooks<T> {
   onFailover?(error: unknown, from: T, to: T): void;
 }
 
-export async function runWithFailover<T>(
+export function runWithFailover<T>(
+  candidates: readonly T[],
+  attempt: (candidate: T) => Promise<void>,
+  hooks: FailoverHooks<T>,
+): Promise<void> {
+  // One candidate (most models): nothing to fail over to, so its attempt's promise is the
+  // request's, with no async frame around it to resume.
+  const only = candidates.length === 1 ? candidates[0] : undefined;
+  if (only !== undefined) return attempt(only);
+  return tryInTurn(candidates, attempt, hooks);
+}
+
+async function tryInTurn<T>(
   candidates: readonly T[],
   attempt: (candidate: T) => Promise<void>,
   hooks: FailoverHooks<T>,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createBalancer } from '../../src/balance/create-balancer.js';
 import { runWithFailover } from '../../src/balance/run-with-failover.js';
 import { shouldFailover } from '../../src/balance/should-failover.js';
@@ -98,6 +98,25 @@ describe('runWithFailover', () => {
     );
     expect(tried).toEqual(['a', 'b']);
     expect(moves).toEqual(['a->b']);
+  });
+
+  it('with one candidate: one attempt, its failure as it came (retryable or not), no failover', async () => {
+    const tried: string[] = [];
+    const onFailover = vi.fn();
+    const failure = unavailable();
+    const outcome = runWithFailover(
+      ['a'],
+      async (name) => {
+        tried.push(name);
+        throw failure;
+      },
+      { clientCommitted: () => false, onFailover },
+    );
+    await expect(outcome).rejects.toBe(failure);
+    await expect(runWithFailover(['a'], async () => undefined, { clientCommitted: () => false })).resolves.toBeUndefined();
+    await expect(runWithFailover([], async () => undefined, { clientCommitted: () => false })).rejects.toThrow('at least one candidate');
+    expect(tried).toEqual(['a']);
+    expect(onFailover).not.toHaveBeenCalled();
   });
 
   it('gives up after the second attempt with its error', async () => {

@@ -41,6 +41,11 @@ export interface BackendQueue {
    * wait passes `queueTimeoutMs`, and with the signal's reason when the signal aborts first.
    */
   acquire(signal?: AbortSignal): Promise<QueueTicket>;
+  /**
+   * A slot at once, when one is free and nobody waits (what `acquire` would grant without
+   * waiting), with no promise; undefined otherwise (an aborted signal too): then `acquire`.
+   */
+  tryAcquire(signal?: AbortSignal): QueueTicket | undefined;
   /** New limits from a reloaded config. Running requests keep their slots; waiters keep their place. */
   setLimits(limits: QueueLimits): void;
   stats(): QueueStats;
@@ -107,6 +112,12 @@ export function createBackendQueue(backend: string, initialLimits: QueueLimits, 
 
   return {
     backend,
+
+    tryAcquire(signal?: AbortSignal): QueueTicket | undefined {
+      if (signal?.aborted === true || active >= limits.maxConcurrent || waiters.length > 0) return undefined;
+      active += 1;
+      return makeTicket(0);
+    },
 
     acquire(signal?: AbortSignal): Promise<QueueTicket> {
       if (signal?.aborted) return Promise.reject(abortReason(signal));

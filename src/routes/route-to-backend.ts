@@ -130,10 +130,19 @@ function headerSafe(phrase: string): string {
   return out;
 }
 
-/** Sets the svir headers of the backend now serving, dropping what an earlier attempt set. */
-function setSvirHeaders(reply: FastifyReply, backend: string, changes: readonly string[]): void {
-  reply.removeHeader('x-svir-changes');
-  reply.headers(svirHeaders(backend, changes));
+/**
+ * Sets the svir headers of the backend now serving, dropping the changes an earlier call set
+ * (`scope.changesHeader`): the first attempt of a request that changes nothing, nearly every
+ * request, sets one header and removes none.
+ */
+function setSvirHeaders(scope: RequestScope, backend: string, changes: readonly string[]): void {
+  const { reply } = scope;
+  if (scope.changesHeader) reply.removeHeader('x-svir-changes');
+  const headers = svirHeaders(backend, changes);
+  reply.header('x-svir-backend', headers['x-svir-backend']);
+  const listed = headers['x-svir-changes'];
+  scope.changesHeader = listed !== undefined;
+  if (listed !== undefined) reply.header('x-svir-changes', listed);
 }
 
 function sameChanges(a: readonly string[], b: readonly string[]): boolean {
@@ -149,6 +158,8 @@ interface RequestScope {
   recorder: RequestRecorder;
   /** The client's disconnect and shutdown. */
   abort: RequestAbortController;
+  /** Whether an attempt set `x-svir-changes` (a later one removes it). */
+  changesHeader: boolean;
 }
 
 const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter'] as const;
@@ -201,8 +212,14 @@ async function answer(
 ): Promise<void> {
   const state = deps.current();
   const recorder = createRequestRecorder(deps.metrics, deps.clock);
+  // The attempts' controller while they run: the client's disconnect aborts the upstream
+  // request at once (a local server stops generating when its connection closes).
+  let running: RequestAbortController | undefined;
+  // One listener for both (the metrics first, as the answer closed).
   reply.raw.once('close', () => {
-    recorder.finish({ status: reply.raw.statusCode, finishReason: finishOf(summary, !reply.raw.writableFinished) });
+    const clientLeft = !reply.raw.writableFinished;
+    recorder.finish({ status: reply.raw.statusCode, finishReason: finishOf(summary, clientLeft) });
+    if (clientLeft) running?.abort(new ClientGoneError());
   });
 
   const route = read(request.body);
@@ -223,15 +240,11 @@ async function answer(
     return { down: states.get(name) === 'down', load: stats === undefined ? 0 : stats.active + stats.queued };
   });
 
-  // The client's disconnect (or shutdown) aborts the upstream request at once: a local server
-  // stops generating when its connection closes.
+  // The client's disconnect (the listener above) or shutdown aborts the attempts.
   const abort = new RequestAbortController();
-  const onClose = (): void => {
-    if (!reply.raw.writableFinished) abort.abort(new ClientGoneError());
-  };
-  reply.raw.once('close', onClose);
-  const unregister = deps.streams.add((reason) => abort.abort(reason));
-  const scope: RequestScope = { reply, route, state, summary, recorder, abort };
+  running = abort;
+  deps.streams.add(abort);
+  const scope: RequestScope = { reply, route, state, summary, recorder, abort, changesHeader: false };
   try {
     await runWithFailover(candidates, (candidate) => attempt(deps, scope, candidate), {
       // After a byte (a keepalive too) a second answer cannot be spliced in; after an abort
@@ -264,8 +277,8 @@ async function answer(
     }
     throw err;
   } finally {
-    unregister();
-    reply.raw.removeListener('close', onClose);
+    deps.streams.delete(abort);
+    running = undefined;
   }
 }
 
@@ -276,7 +289,7 @@ async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCan
   const name = backend.config.name;
   summary.backend = name;
   recorder.setBackend(name);
-  setSvirHeaders(reply, name, []);
+  setSvirHeaders(scope, name, []);
 
   const prepared = route.prepare({
     backend,
@@ -286,15 +299,19 @@ async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCan
   });
   summary.changes = prepared.changes;
   // The headers are set again only when they say something new (most requests change nothing).
-  if (prepared.changes.length > 0) setSvirHeaders(reply, name, prepared.changes);
+  if (prepared.changes.length > 0) setSvirHeaders(scope, name, prepared.changes);
 
   const queue = deps.queues.get(name);
-  recorder.stopwatch.enter('queue');
-  let ticket: QueueTicket | undefined;
-  try {
-    ticket = queue === undefined ? undefined : await queue.acquire(abort.signal);
-  } finally {
-    recorder.stopwatch.enter('svir');
+  // A free slot is taken at once, with no promise to await (nearly every request on a proxy
+  // sized for its load); only a wait is the queue's time.
+  let ticket: QueueTicket | undefined = queue?.tryAcquire(abort.signal);
+  if (ticket === undefined && queue !== undefined) {
+    recorder.stopwatch.enter('queue');
+    try {
+      ticket = await queue.acquire(abort.signal);
+    } finally {
+      recorder.stopwatch.enter('svir');
+    }
   }
   if (ticket !== undefined) recorder.queued(ticket.waitedMs);
 
@@ -319,7 +336,7 @@ async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCan
     recorder.streamOpened();
     summary.changes = opened.changes;
     summary.retried = opened.retried;
-    if (!sameChanges(opened.changes, prepared.changes)) setSvirHeaders(reply, name, opened.changes);
+    if (!sameChanges(opened.changes, prepared.changes)) setSvirHeaders(scope, name, opened.changes);
     await opened.respond({ reply, summary, recorder, deadlines });
   } catch (err) {
     if (isBackendDownError(err)) state.registry.report(name, false, err.message);

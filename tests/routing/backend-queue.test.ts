@@ -64,6 +64,28 @@ describe('createBackendQueue', () => {
     expect(queue.stats()).toMatchObject({ active: 1, queued: 1 });
   });
 
+  it('tryAcquire: a slot at once while one is free and nobody waits, else nothing (no overtaking, no aborted request)', async () => {
+    const queue = createBackendQueue('lms', { maxConcurrent: 2, maxQueue: 5, queueTimeoutMs: 1_000 });
+    const gone = new AbortController();
+    gone.abort(new Error('client left'));
+    expect(queue.tryAcquire(gone.signal)).toBeUndefined();
+    const first = queue.tryAcquire();
+    expect(first?.waitedMs).toBe(0);
+    const second = await queue.acquire();
+    expect(queue.tryAcquire()).toBeUndefined();
+    const order: string[] = [];
+    void queue.acquire().then(() => order.push('waiter'));
+    second.release();
+    // The freed slot went to the waiter.
+    expect(queue.tryAcquire()).toBeUndefined();
+    await settle();
+    expect(order).toEqual(['waiter']);
+    expect(queue.stats()).toMatchObject({ active: 2, queued: 0 });
+    first?.release();
+    expect(queue.tryAcquire()).toBeDefined();
+    expect(queue.stats()).toMatchObject({ active: 2, queued: 0 });
+  });
+
   it('refuses past maxQueue with 503 backend_unavailable and a Retry-After', async () => {
     const queue = createBackendQueue('lms', { maxConcurrent: 1, maxQueue: 1, queueTimeoutMs: 1_000 });
     await queue.acquire();

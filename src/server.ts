@@ -265,6 +265,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     });
   });
 
+  // Every request has the summary's slot from the start (one shape for all requests).
+  app.decorateRequest('svirSummary', null);
   const lineLog = createRequestLineLogger(logger);
   // Hooks here take `done` rather than returning a promise: each request runs them, and an
   // async hook costs a promise and a turn of the microtask queue for nothing it waits on.

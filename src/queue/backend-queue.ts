@@ -5,6 +5,7 @@
  * either bound the request is refused with 503 `backend_unavailable` and a `Retry-After`
  * estimate. A waiter whose client went away leaves the queue at once.
  */
+import type { AbortSignalLike } from '../abort-signal-like.js';
 import { SvirError } from '../errors.js';
 
 export interface QueueLimits {
@@ -40,12 +41,12 @@ export interface BackendQueue {
    * Waits for a slot. Rejects with SvirError `backend_unavailable` when the queue is full or the
    * wait passes `queueTimeoutMs`, and with the signal's reason when the signal aborts first.
    */
-  acquire(signal?: AbortSignal): Promise<QueueTicket>;
+  acquire(signal?: AbortSignalLike): Promise<QueueTicket>;
   /**
    * A slot at once, when one is free and nobody waits (what `acquire` would grant without
    * waiting), with no promise; undefined otherwise (an aborted signal too): then `acquire`.
    */
-  tryAcquire(signal?: AbortSignal): QueueTicket | undefined;
+  tryAcquire(signal?: AbortSignalLike): QueueTicket | undefined;
   /** New limits from a reloaded config. Running requests keep their slots; waiters keep their place. */
   setLimits(limits: QueueLimits): void;
   stats(): QueueStats;
@@ -63,7 +64,7 @@ const DEFAULT_HOLD_MS = 1_000;
 /** Weight of the newest hold duration in the moving average behind Retry-After. */
 const HOLD_AVERAGE_WEIGHT = 0.2;
 
-function abortReason(signal: AbortSignal): unknown {
+function abortReason(signal: AbortSignalLike): unknown {
   return signal.reason ?? new DOMException('The client went away while waiting for a slot.', 'AbortError');
 }
 
@@ -113,13 +114,13 @@ export function createBackendQueue(backend: string, initialLimits: QueueLimits, 
   return {
     backend,
 
-    tryAcquire(signal?: AbortSignal): QueueTicket | undefined {
+    tryAcquire(signal?: AbortSignalLike): QueueTicket | undefined {
       if (signal?.aborted === true || active >= limits.maxConcurrent || waiters.length > 0) return undefined;
       active += 1;
       return makeTicket(0);
     },
 
-    acquire(signal?: AbortSignal): Promise<QueueTicket> {
+    acquire(signal?: AbortSignalLike): Promise<QueueTicket> {
       if (signal?.aborted) return Promise.reject(abortReason(signal));
       // A newcomer takes a free slot only when nobody is waiting: no overtaking the queue.
       if (active < limits.maxConcurrent && waiters.length === 0) {

@@ -9,6 +9,7 @@
  * so that another route served over the chat pipeline (Responses) sends them its own way.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AbortSignalLike } from '../abort-signal-like.js';
 import type { StreamContext } from '../adapters/adapter.js';
 import { chatRequestSchema, type ChatRequest } from '../chat-request.js';
 import type { RequestSummary } from '../request-summary.js';
@@ -39,7 +40,7 @@ export interface ChatSendArgs {
   ctx: StreamContext;
   now(): number;
   /** Aborts on a deadline, the client's leave or shutdown. */
-  signal: AbortSignal;
+  signal: AbortSignalLike;
   /** Told when svir starts (true) and stops (false) waiting for the client to take its data. */
   onClientWait(waiting: boolean): void;
 }

@@ -13,6 +13,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
+import type { AbortSignalLike } from '../abort-signal-like.js';
 import type { Adapter, BackendInfo } from '../adapters/adapter.js';
 import type { ActiveStreams } from '../active-streams.js';
 import type { Balancer } from '../balance/create-balancer.js';
@@ -85,7 +86,7 @@ export interface PreparedCall {
    * Sends the call through the backend's connection pool; resolves once the server accepted
    * it, throws the client's error otherwise.
    */
-  open(signal: AbortSignal, dispatcher: Dispatcher): Promise<OpenedCall>;
+  open(signal: AbortSignalLike, dispatcher: Dispatcher): Promise<OpenedCall>;
 }
 
 export interface OpenedCall {

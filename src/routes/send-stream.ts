@@ -11,6 +11,7 @@
  * through it); `sendStream` is the chat format.
  */
 import type { FastifyReply } from 'fastify';
+import type { AbortSignalLike } from '../abort-signal-like.js';
 import { toErrorResponse } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import { encodeChunk, encodeDone, encodeErrorEvent } from '../normalize/sse-encoder.js';
@@ -24,7 +25,7 @@ export interface SendStepsArgs {
   pump(sink: StepSink): CleanStepPump;
   summary: RequestSummary;
   now(): number;
-  signal: AbortSignal;
+  signal: AbortSignalLike;
   /** Told when svir starts (true) and stops (false) waiting for the client to take its data. */
   onClientWait?(waiting: boolean): void;
 }

@@ -10,14 +10,15 @@
  * nothing was sent yet, as an error event inside the stream otherwise.
  *
  * The deadlines abort the request's own controller (the one the client's leave and shutdown
- * abort) rather than a controller of their own chained to it: an AbortSignal costs a few µs to
- * create and more to collect, on every request. A passed deadline is never retried elsewhere
+ * abort) rather than a controller of their own chained to it: one controller per request, and
+ * no listener from one signal to another. A passed deadline is never retried elsewhere
  * (both are `retryable: false`), so the request's signal may well end with it.
  *
  * While the first token is awaited longer than `keepaliveMs`, `onKeepalive` fires every
  * `keepaliveMs`: the route may commit the stream and send a `: keepalive` comment so clients
  * with their own read timeout do not give up during a long prompt.
  */
+import type { AbortSignalLike } from '../abort-signal-like.js';
 import { SvirError } from '../errors.js';
 import { RequestAbortController } from '../request-abort-controller.js';
 
@@ -43,7 +44,7 @@ export type DeadlinePhase = 'first_token' | 'idle' | 'paused' | 'done';
 
 export interface StreamDeadlines {
   /** The controller's: aborts when a deadline passes (reason: the SvirError) or the controller is aborted otherwise. */
-  readonly signal: AbortSignal;
+  readonly signal: AbortSignalLike;
   /** The timeout that fired, if one did. */
   readonly expired: SvirError | undefined;
   readonly phase: DeadlinePhase;
@@ -77,7 +78,7 @@ function delayUntil(dueAt: number, at: number): number {
  * on every resume) were made and cleared.
  */
 class Deadlines implements StreamDeadlines {
-  readonly signal: AbortSignal;
+  readonly signal: AbortSignalLike;
   private current: DeadlinePhase = 'first_token';
   private timedOut: SvirError | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -101,7 +102,7 @@ class Deadlines implements StreamDeadlines {
       this.current = 'done';
       return;
     }
-    controller.watch(this.onAbort);
+    this.signal.addEventListener('abort', this.onAbort);
     this.arm(Math.min(this.firstTokenAt, this.keepaliveAt), at);
   }
 
@@ -182,7 +183,7 @@ class Deadlines implements StreamDeadlines {
     this.timedOut = error;
     this.current = 'done';
     this.clearTimer();
-    this.controller.unwatch(this.onAbort);
+    this.signal.removeEventListener('abort', this.onAbort);
     this.controller.abort(error);
   }
 
@@ -218,7 +219,7 @@ class Deadlines implements StreamDeadlines {
     if (this.current === 'done') return;
     this.current = 'done';
     this.clearTimer();
-    this.controller.unwatch(this.onAbort);
+    this.signal.removeEventListener('abort', this.onAbort);
   }
 }
 

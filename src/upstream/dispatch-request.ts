@@ -17,6 +17,7 @@
  */
 import type { Readable } from 'node:stream';
 import { errors, type Dispatcher } from 'undici';
+import type { AbortSignalLike } from '../abort-signal-like.js';
 import { readRawHeader } from './read-raw-header.js';
 import type { BodySink, UpstreamBody } from './upstream-body.js';
 import { closeRequestSocket, watchRequestSocket, type RequestSocket } from './request-sockets.js';
@@ -38,7 +39,7 @@ export interface DispatchRequestOptions {
   /** The request body: one Buffer, or a stream of its pieces (with its content-length header). */
   body?: Buffer | Readable;
   /** Aborts the request, or the reading of its body, at once; its reason is the error. */
-  signal: AbortSignal;
+  signal: AbortSignalLike;
 }
 
 interface UrlParts {
@@ -75,7 +76,7 @@ const DISCARDED = 3;
 type Abort = (err?: Error) => void;
 
 class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
-  readonly #signal: AbortSignal;
+  readonly #signal: AbortSignalLike;
   readonly #socket: RequestSocket | undefined;
   /** A request body sent as a stream, ended with a failed request. */
   readonly #payload: Readable | undefined;
@@ -102,7 +103,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     this.#abort?.(this.#reason());
   };
 
-  constructor(signal: AbortSignal, payload: Buffer | Readable | undefined, head: Head) {
+  constructor(signal: AbortSignalLike, payload: Buffer | Readable | undefined, head: Head) {
     this.#signal = signal;
     // Listening before undici does, the socket is closed before undici's own abort runs.
     this.#socket = payload === undefined ? undefined : watchRequestSocket(payload);
@@ -119,7 +120,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
   /**
    * The abort listener stays (it does nothing once the state moved on): the signal is made for
    * the request (the attempt's deadlines, a listing's timeout) and goes with it, and removing a
-   * listener from an AbortSignal costs more than all the rest of this bookkeeping.
+   * listener from an AbortSignalLike costs more than all the rest of this bookkeeping.
    */
   #settle(state: number): void {
     this.#state = state;

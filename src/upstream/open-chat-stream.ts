@@ -12,6 +12,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import type { AbortSignalLike } from '../abort-signal-like.js';
 import type { Adapter, BackendInfo, UpstreamCall } from '../adapters/adapter.js';
 import { SvirError } from '../errors.js';
 import { dispatchRequest, type UpstreamResponse } from './dispatch-request.js';
@@ -28,7 +29,7 @@ export interface OpenChatStreamArgs {
   backend: BackendInfo;
   call: UpstreamCall;
   /** Aborted when the client goes away (or svir shuts down): the upstream request stops at once. */
-  signal: AbortSignal;
+  signal: AbortSignalLike;
   /** Keys scrubbed from any server message that echoes one. */
   secrets: readonly string[];
   /**

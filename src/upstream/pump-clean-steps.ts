@@ -9,6 +9,7 @@
  * read returns false and undici stops reading the upstream socket at once; `resume()` (on the
  * client's `drain`) starts it again.
  */
+import type { AbortSignalLike } from '../abort-signal-like.js';
 import type { Adapter, StreamContext } from '../adapters/adapter.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import type { ChunkGather, Normalizer, NormalizerStep } from '../normalize/normalizer.js';
@@ -25,7 +26,7 @@ export interface ReadCleanStepsArgs {
   decoder: SseDecoder;
   normalizer: Normalizer;
   /** The reason the consumer aborted (client gone, shutdown), rethrown as is instead of mapped. */
-  signal: AbortSignal;
+  signal: AbortSignalLike;
   /** Told around each upstream read (deadlines, overhead metrics). */
   observer?: ReadObserver;
 }

@@ -4,11 +4,12 @@
  * failure while reading is mapped like a cut stream; the abort reason (client gone, a deadline)
  * is rethrown as it is.
  */
+import type { AbortSignalLike } from '../abort-signal-like.js';
 import { SvirError } from '../errors.js';
 import { mapTransportError } from './map-transport-error.js';
 import type { UpstreamBody } from './upstream-body.js';
 
-export function readJsonBody(body: UpstreamBody, options: { maxBytes: number; backend: string; signal: AbortSignal }): Promise<unknown> {
+export function readJsonBody(body: UpstreamBody, options: { maxBytes: number; backend: string; signal: AbortSignalLike }): Promise<unknown> {
   const { backend } = options;
   const pieces: Buffer[] = [];
   let size = 0;

@@ -1,32 +1,41 @@
 import { describe, expect, it, vi } from 'vitest';
 import { RequestAbortController } from '../../src/request-abort-controller.js';
 
-describe('RequestAbortController', () => {
-  it('tells its watcher once, after the signal aborted and its listeners ran', () => {
+describe('RequestAbortController (a signal read as an AbortSignal is)', () => {
+  it('runs its listeners once, in the order added, on the first abort, with its reason', () => {
     const controller = new RequestAbortController();
+    const { signal } = controller;
     const seen: string[] = [];
-    controller.signal.addEventListener('abort', () => seen.push('listener'));
-    const watcher = vi.fn(() => seen.push(`watcher: ${String(controller.signal.reason)}`));
-    controller.watch(watcher);
+    signal.addEventListener('abort', () => seen.push(`first: ${String(signal.reason)}`));
+    const second = (): number => seen.push('second');
+    signal.addEventListener('abort', second, { once: true });
+    signal.addEventListener('abort', second);
+    expect(signal.aborted).toBe(false);
     controller.abort('gone');
     controller.abort('again');
-    expect(seen).toEqual(['listener', 'watcher: gone']);
-    expect(watcher).toHaveBeenCalledTimes(1);
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBe('gone');
+    expect(seen).toEqual(['first: gone', 'second']);
   });
 
-  it('forgets a watcher that unwatched, and keeps one that another unwatch does not name', () => {
+  it('forgets a removed listener, and calls none added after the abort', () => {
     const controller = new RequestAbortController();
-    const left = vi.fn();
-    const stays = vi.fn();
-    controller.watch(left);
-    controller.unwatch(left);
+    const removed = vi.fn();
+    const late = vi.fn();
+    controller.signal.addEventListener('abort', removed);
+    controller.signal.removeEventListener('abort', removed);
     controller.abort();
-    expect(left).not.toHaveBeenCalled();
+    controller.signal.addEventListener('abort', late);
+    expect(removed).not.toHaveBeenCalled();
+    expect(late).not.toHaveBeenCalled();
+  });
 
-    const other = new RequestAbortController();
-    other.watch(stays);
-    other.unwatch(left);
-    other.abort();
-    expect(stays).toHaveBeenCalledTimes(1);
+  it('gives the reason an AbortController gives when none is passed: an AbortError', () => {
+    const ours = new RequestAbortController();
+    const theirs = new AbortController();
+    ours.abort();
+    theirs.abort();
+    expect(ours.signal.reason).toBeInstanceOf(DOMException);
+    expect(ours.signal.reason).toMatchObject({ name: theirs.signal.reason.name, message: theirs.signal.reason.message });
   });
 });

@@ -44,6 +44,12 @@ export interface OpenStreamsResult {
   chunks: number;
   /** By target name: `pass-through`, `svir-openai`, `svir-responses` (absent: the build has no such route), `bare-node`, `portkey`. */
   targets: Record<string, OpenStreamsMeasure>;
+  /**
+   * The floor and `svir-openai` again, each stream's client pausing once it has the headers and
+   * reading the rest only after the answer's whole pacing (chunks × delay) and 2 s more.
+   */
+  paused?: Record<string, OpenStreamsMeasure>;
+  pausedForMs?: number;
 }
 
 interface OneStream {
@@ -52,7 +58,11 @@ interface OneStream {
   ended: Promise<boolean>;
 }
 
-function openStream(port: number, route: BenchRoute, agent: Agent, onOpen: () => void, onEnd: () => void): OneStream {
+/**
+ * One stream. `pauseMs`: a client that stops reading once it has the headers and reads the rest
+ * only after that long (a paused slow stream); it counts as open from its headers.
+ */
+function openStream(port: number, route: BenchRoute, agent: Agent, onOpen: () => void, onEnd: () => void, pauseMs?: number): OneStream {
   let markOpened: () => void = () => undefined;
   const opened = new Promise<void>((resolve) => {
     markOpened = resolve;
@@ -81,8 +91,15 @@ function openStream(port: number, route: BenchRoute, agent: Agent, onOpen: () =>
       },
       (res) => {
         let text = '';
+        if (pauseMs !== undefined) {
+          open = true;
+          onOpen();
+          markOpened();
+          res.pause();
+          setTimeout(() => res.resume(), pauseMs);
+        }
         res.on('data', (chunk: Buffer) => {
-          if (text === '') {
+          if (text === '' && !open) {
             open = true;
             onOpen();
             markOpened();
@@ -101,7 +118,7 @@ function openStream(port: number, route: BenchRoute, agent: Agent, onOpen: () =>
 }
 
 /** `count` streams at once; the most that were open together, and how many failed. */
-async function runStreams(port: number, route: BenchRoute, count: number): Promise<{ maxOpen: number; failed: number }> {
+async function runStreams(port: number, route: BenchRoute, count: number, pauseMs?: number): Promise<{ maxOpen: number; failed: number }> {
   // One connection per stream, as that many separate clients would have.
   const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
   let open = 0;
@@ -121,6 +138,7 @@ async function runStreams(port: number, route: BenchRoute, count: number): Promi
           () => {
             open -= 1;
           },
+          pauseMs,
         ),
       );
     }
@@ -143,14 +161,14 @@ export async function hasRoute(port: number, route: BenchRoute): Promise<boolean
   return res.status === 200;
 }
 
-export async function measureOpenStreams(target: TargetProcess, route: BenchRoute, streams: number): Promise<OpenStreamsMeasure> {
+export async function measureOpenStreams(target: TargetProcess, route: BenchRoute, streams: number, pauseMs?: number): Promise<OpenStreamsMeasure> {
   // Warm-up: the code paths compiled and the pools made, as on a server that has served before.
   await runStreams(target.port, route, Math.min(50, streams));
   await sleep(1_000);
   const idle = await target.stats();
   const reset = await target.resetPeakRss();
   const started = Date.now();
-  const { maxOpen, failed } = await runStreams(target.port, route, streams);
+  const { maxOpen, failed } = await runStreams(target.port, route, streams, pauseMs);
   const seconds = (Date.now() - started) / 1000;
   const hwm = reset ? await target.peakRss() : undefined;
   const peak = hwm ?? (await target.stats()).maxRssBytes;
@@ -209,7 +227,10 @@ export async function runOpenStreamsBench(options: {
     if (options.compare.includes('portkey')) {
       plan.push([PORTKEY, () => spawnTarget(PORTKEY, { kind: 'portkey' }, { maxLifetimeMs }), portkeyChatRoute(origin)]);
     }
-    for (const [name, spawn, route] of plan) {
+    const pausedForMs = options.chunks * options.chunkDelayMs + 2_000;
+    const paused: Record<string, OpenStreamsMeasure> = {};
+    const pausedPlan = plan.filter(([name]) => name === PASS_THROUGH || name === 'svir-openai').map(([name, spawn, route]) => [name, spawn, route, true] as const);
+    for (const [name, spawn, route, pause] of [...plan.map(([name, spawn, route]) => [name, spawn, route, false] as const), ...pausedPlan]) {
       const target = await spawn();
       started.push(target);
       try {
@@ -217,13 +238,14 @@ export async function runOpenStreamsBench(options: {
           process.stderr.write(`open streams: ${name} skipped (no ${route.path} in this build)\n`);
           continue;
         }
-        process.stderr.write(`open streams: ${name}, ${options.streams} at once\n`);
-        targets[name] = await measureOpenStreams(target, route, options.streams);
+        process.stderr.write(`open streams: ${name}, ${options.streams} at once${pause ? ', paused after the headers' : ''}\n`);
+        if (pause) paused[name] = await measureOpenStreams(target, route, options.streams, pausedForMs);
+        else targets[name] = await measureOpenStreams(target, route, options.streams);
       } finally {
         await target.stop();
       }
     }
-    return { streams: options.streams, chunkDelayMs: options.chunkDelayMs, chunks: options.chunks, targets };
+    return { streams: options.streams, chunkDelayMs: options.chunkDelayMs, chunks: options.chunks, targets, paused, pausedForMs };
   } finally {
     await Promise.all(started.map((t) => t.stop()));
   }

@@ -363,6 +363,26 @@ export function formatReport(report: BenchReport): string {
     );
   }
   if (report.sideBySide !== undefined) out.push('', ...formatSideBySide(report.sideBySide));
+  const paused = report.openStreams?.paused;
+  if (paused !== undefined && Object.keys(paused).length > 0) {
+    const floor = paused[PASS_THROUGH]?.perStreamBytes;
+    const pausedS = ((report.openStreams?.pausedForMs ?? 0) / 1000).toFixed(0);
+    out.push('', `Paused streams: the same, each client reading nothing after the headers for ${pausedS} s (the answer's whole pacing and 2 s more)`);
+    out.push(
+      table(
+        ['target', 'most open', 'idle MB', 'peak MB', 'KB/stream', '÷ floor', 'failed'],
+        Object.entries(paused).map(([name, t]) => [
+          name,
+          String(t.maxOpen),
+          mb(t.idleRssBytes),
+          mb(t.peakRssBytes),
+          kb(t.perStreamBytes),
+          floor === undefined || floor === 0 ? '-' : (t.perStreamBytes / floor).toFixed(3),
+          String(t.failed),
+        ]),
+      ),
+    );
+  }
   const compared = againstFloor(report);
   if (compared.length > 0 && (report.load !== undefined || report.sequential !== undefined || report.openStreams !== undefined)) {
     out.push('', 'Against the floor (issue 15: each figure, then ÷ floor or Δ over the floor)');

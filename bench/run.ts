@@ -61,7 +61,7 @@ function budgetMs(o: BenchOptions): number {
   const seq = o.sections.includes('sequential') ? (o.samples + o.warmup) * count * 100 : 0;
   const micro = o.sections.includes('normalizer') ? o.microS * 3 * 4 * 1000 + 30_000 : 0;
   const memory = o.sections.includes('memory') ? 120_000 : 0;
-  const streams = o.sections.includes('streams') ? (3 + streamsCompare(o).length) * (60_000 + o.chunks * o.streamDelayMs * 2) : 0;
+  const streams = o.sections.includes('streams') ? (5 + streamsCompare(o).length) * (60_000 + o.chunks * o.streamDelayMs * 2) : 0;
   return 60_000 + load + seq + micro + memory + streams;
 }
 
@@ -200,12 +200,13 @@ async function loadSection(o: BenchOptions, targets: Targets, mock: TargetProces
  * a pre-roll of both together, then both measured over the same seconds.
  */
 async function sideBySideSection(o: BenchOptions, base: Target, candidate: Target): Promise<SideBySideResult> {
-  const pair = [base, candidate];
-  const both = (durationS: number): Promise<LoadResult[]> =>
-    Promise.all(pair.map((t) => runLoad({ port: t.process.port, route: t.route, connections: o.connections, durationS })));
-  const cpuOfBoth = (): Promise<number[]> => Promise.all(pair.map(async (t) => cpuUs(await t.process.stats())));
   const rounds: SideBySideRound[] = [];
   for (let round = 0; round < o.rounds; round++) {
+    // Who starts its clients first alternates from round to round.
+    const pair = round % 2 === 0 ? [base, candidate] : [candidate, base];
+    const both = (durationS: number): Promise<LoadResult[]> =>
+      Promise.all(pair.map((t) => runLoad({ port: t.process.port, route: t.route, connections: o.connections, durationS })));
+    const cpuOfBoth = (): Promise<number[]> => Promise.all(pair.map(async (t) => cpuUs(await t.process.stats())));
     if (o.preRollS > 0) await both(o.preRollS);
     const before = await cpuOfBoth();
     const results = await both(o.durationS);

@@ -3,6 +3,7 @@ import type { OpenStreamsMeasure } from '../../bench/open-streams.js';
 import { readOptions } from '../../bench/options.js';
 import {
   BARE_NODE,
+  CONTRACT_MINIMUM,
   buildReport,
   describeTargets,
   DIRECT,
@@ -222,5 +223,38 @@ describe('bench options: the setup of issue 15 by default', () => {
     expect(readOptions(['--compare', 'none'], {}).compare).toEqual([]);
     expect(readOptions(['--compare', 'portkey'], {}).compare).toEqual(['portkey']);
     expect(readOptions([], { BENCH_COMPARE: 'bare-node' }).compare).toEqual(['bare-node']);
+  });
+});
+
+describe('bench report: contract-minimum and paused streams', () => {
+  const withMinimum = buildReport({
+    options,
+    load: { [PASS_THROUGH]: load(2000, 20, 500), [CONTRACT_MINIMUM]: load(1600, 25, 700), 'svir-openai': load(1000, 40, 1400) },
+    sequential: { [PASS_THROUGH]: seq(1.0, 900), [CONTRACT_MINIMUM]: seq(1.1, 1000), 'svir-openai': seq(1.5, 1500) },
+    openStreams: {
+      streams: 1000,
+      chunkDelayMs: 250,
+      chunks: 64,
+      targets: { [PASS_THROUGH]: stream('chat', 40), 'svir-openai': stream('chat', 50) },
+      paused: { [PASS_THROUGH]: stream('chat', 20), 'svir-openai': stream('chat', 30) },
+      pausedForMs: 18_000,
+    },
+  });
+
+  it('gives contract-minimum ratios against the floor and no verdict, and svir its ratios ÷ contract-minimum', () => {
+    expect(isSvirTarget(CONTRACT_MINIMUM)).toBe(false);
+    expect(withMinimum.targets.some((t) => t.subject === CONTRACT_MINIMUM)).toBe(false);
+    expect(withMinimum.ratios[CONTRACT_MINIMUM]?.vsPassThrough).toMatchObject({ cpuPerRequest: 1.4, requestsPerSec: 0.8 });
+    expect(withMinimum.ratios[CONTRACT_MINIMUM]?.vsContractMinimum).toBeUndefined();
+    expect(withMinimum.ratios['svir-openai']?.vsContractMinimum).toMatchObject({ cpuPerRequest: 2, cpuPerRequestSequential: 1.5, requestsPerSec: 0.625, ttfbDeltaMs: 0.4 });
+    const text = formatReport(withMinimum);
+    expect(text).toContain('svir ÷ contract-minimum');
+    expect(text).toMatch(/svir-openai\s+÷ contract-minimum\s+0\.625/);
+  });
+
+  it('prints the paused streams against the floor’s paused streams', () => {
+    const text = formatReport(withMinimum);
+    expect(text).toContain('Paused streams: the same, each client reading nothing after the headers for 18 s');
+    expect(text).toMatch(/svir-openai\s+1000\s+[\d.]+\s+[\d.]+\s+30\.0\s+1\.500\s+0/);
   });
 });

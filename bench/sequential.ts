@@ -88,6 +88,35 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
+/** mulberry32: a small seeded generator, so that a run's orders repeat. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The order of one turn: a new shuffle each turn, so that every target follows every other as
+ * often. A rotation kept the same neighbours: a target always went right after the same one and
+ * met its leftover work (the end of its request, its log line, its GC) on the 2 cores; the
+ * candidate, always after svir-openai, read 0.15 to 0.85 ms more TTFB than an identical build.
+ */
+export function turnOrder(n: number, random: () => number): number[] {
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    const a = order[i] ?? 0;
+    order[i] = order[j] ?? 0;
+    order[j] = a;
+  }
+  return order;
+}
+
 export async function runSequential(
   targets: readonly SequentialTarget[],
   options: { samples: number; warmup: number; beforeMeasure?: () => Promise<void> },
@@ -95,10 +124,10 @@ export async function runSequential(
   const agents = new Map(targets.map((t) => [t.name, new Agent({ keepAlive: true, maxSockets: 1 })]));
   const timings = new Map<string, Timing[]>(targets.map((t) => [t.name, []]));
   const failures = new Map<string, number>(targets.map((t) => [t.name, 0]));
-  const turn = async (i: number, record: boolean): Promise<void> => {
-    // Rotate who goes first so that no target always follows the same one.
-    for (let k = 0; k < targets.length; k++) {
-      const target = targets[(i + k) % targets.length];
+  const random = seededRandom(1);
+  const turn = async (record: boolean): Promise<void> => {
+    for (const k of turnOrder(targets.length, random)) {
+      const target = targets[k];
       const agent = target === undefined ? undefined : agents.get(target.name);
       if (target === undefined || agent === undefined) continue;
       const timing = await once(agent, target.port, target.route);
@@ -107,9 +136,9 @@ export async function runSequential(
     }
   };
   try {
-    for (let i = 0; i < options.warmup; i++) await turn(i, false);
+    for (let i = 0; i < options.warmup; i++) await turn(false);
     await options.beforeMeasure?.();
-    for (let i = 0; i < options.samples; i++) await turn(i, true);
+    for (let i = 0; i < options.samples; i++) await turn(true);
   } finally {
     for (const agent of agents.values()) agent.destroy();
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readOptions } from '../../bench/options.js';
+import { seededRandom, turnOrder } from '../../bench/sequential.js';
 import { formatSideBySide, summarizeSideBySide, type SideBySideRound } from '../../bench/side-by-side.js';
 
 /**
@@ -45,5 +46,21 @@ describe('load settings', () => {
     expect(readOptions([], {}).preRollS).toBe(1);
     expect(readOptions(['--quick'], {}).preRollS).toBe(1);
     expect(readOptions(['--pre-roll', '0'], {})).toMatchObject({ preRollS: 0 });
+  });
+});
+
+describe('sequential turns', () => {
+  it('shuffle every turn, the same way in every run, so that each target follows each other about as often', () => {
+    const random = seededRandom(1);
+    const follows = new Map<string, number>();
+    for (let turn = 0; turn < 3000; turn++) {
+      const order = turnOrder(4, random);
+      expect([...order].sort()).toEqual([0, 1, 2, 3]);
+      for (let k = 1; k < order.length; k++) follows.set(`${order[k - 1]}>${order[k]}`, (follows.get(`${order[k - 1]}>${order[k]}`) ?? 0) + 1);
+    }
+    // 12 ordered pairs, 3 neighbours per turn: about 750 each.
+    expect(follows.size).toBe(12);
+    for (const count of follows.values()) expect(Math.abs(count - 750)).toBeLessThan(120);
+    expect(turnOrder(5, seededRandom(1))).toEqual(turnOrder(5, seededRandom(1)));
   });
 });

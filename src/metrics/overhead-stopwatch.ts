@@ -13,8 +13,12 @@
 export type StopwatchState = 'svir' | 'queue' | 'upstream' | 'client';
 
 export interface OverheadStopwatch {
-  /** Switches state; time since the last switch is charged to the state being left. */
-  enter(state: StopwatchState): void;
+  /**
+   * Switches state; time since the last switch is charged to the state being left. Returns the
+   * clock's time it read, for the caller's other bookkeeping of the same moment (one clock read
+   * per upstream read: its chunks' time for the metrics).
+   */
+  enter(state: StopwatchState): number;
   /** Stops the watch (idempotent) and returns the milliseconds spent in each state. */
   stop(): Record<StopwatchState, number>;
   readonly state: StopwatchState;
@@ -34,21 +38,22 @@ class Stopwatch implements OverheadStopwatch {
     private since: number,
   ) {}
 
-  private charge(): void {
-    const at = this.now();
+  private charge(at: number): void {
     this.totals[this.current] += Math.max(0, at - this.since);
     this.since = at;
   }
 
-  enter(next: StopwatchState): void {
-    if (this.stopped || next === this.current) return;
-    this.charge();
+  enter(next: StopwatchState): number {
+    const at = this.now();
+    if (this.stopped || next === this.current) return at;
+    this.charge(at);
     this.current = next;
+    return at;
   }
 
   stop(): Record<StopwatchState, number> {
     if (!this.stopped) {
-      this.charge();
+      this.charge(this.now());
       this.stopped = true;
     }
     return { ...this.totals };

@@ -29,8 +29,11 @@ export interface RequestRecorder {
   streamOpened(): void;
   /** The upstream stream of this attempt is over (failover may open another). */
   streamClosed(): void;
-  /** Clean chunks were produced (those of one upstream read, at one time). */
-  chunks(chunks: readonly CleanChunk[]): void;
+  /**
+   * Clean chunks were produced (those of one upstream read, at one time): `atMs`, the time the
+   * read came as the stopwatch read it, or now.
+   */
+  chunks(chunks: readonly CleanChunk[], atMs?: number): void;
   /** A backend failed, before or inside the stream (each failure counts once). */
   upstreamError(error: SvirError): void;
   /** The request is answered; only the first call counts. */
@@ -78,10 +81,10 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
       metrics.inFlightStreams.opened(backend);
     },
     streamClosed: closeStream,
-    chunks(chunks) {
+    chunks(chunks, atMs) {
       if (chunks.length === 0) return;
       // One clock read per upstream read: its chunks arrived together.
-      const at = now();
+      const at = atMs ?? now();
       for (const chunk of chunks) {
         const visible = speed.observe(chunk, at);
         if (visible && !firstTokenSeen) {

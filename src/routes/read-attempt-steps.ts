@@ -33,6 +33,8 @@ export interface AttemptSteps {
 
 export function readAttemptSteps(args: ReadAttemptStepsArgs): AttemptSteps {
   const { deadlines, recorder } = args.io;
+  /** When the read being handled came (the stopwatch's clock read), for its chunks' metrics. */
+  let readAt: number | undefined;
   const read: ReadCleanStepsArgs = {
     body: args.body,
     adapter: args.reader,
@@ -43,11 +45,12 @@ export function readAttemptSteps(args: ReadAttemptStepsArgs): AttemptSteps {
     observer: {
       beforeRead: () => recorder.stopwatch.enter('upstream'),
       afterRead(events) {
-        recorder.stopwatch.enter('svir');
+        readAt = recorder.stopwatch.enter('svir');
         if (events > 0) deadlines.event();
       },
       step(step) {
-        recorder.chunks(step.chunks);
+        recorder.chunks(step.chunks, readAt);
+        readAt = undefined;
         if (step.error !== undefined && step.error.source === 'upstream') recorder.upstreamError(step.error);
       },
     },

@@ -42,4 +42,15 @@ describe('createOverheadStopwatch', () => {
     expect(watch.state).toBe('upstream');
     expect(watch.stop().upstream).toBe(9);
   });
+
+  it("returns the clock's time it read, switch or not, for the caller's bookkeeping of the same moment", () => {
+    let clock = 3;
+    const watch = createOverheadStopwatch(() => clock);
+    clock = 7;
+    expect(watch.enter('upstream')).toBe(7);
+    clock = 11;
+    expect(watch.enter('upstream')).toBe(11);
+    expect(watch.enter('svir')).toBe(11);
+    expect(watch.stop()).toEqual({ svir: 4, queue: 0, upstream: 4, client: 0 });
+  });
 });

@@ -134,4 +134,19 @@ describe('createMetrics', () => {
     expect(lines((await metrics.render()).body)).toEqual(lines(await registry.metrics()));
     expect(lines((await metrics.render()).body)).toContain('svir_in_flight_streams{backend="vllm"} 0');
   });
+
+  it('times the chunks of a read at the time given (the read\'s), not at its own clock read', async () => {
+    const metrics = createMetrics();
+    let clock = 0;
+    const recorder = createRequestRecorder(metrics, () => clock);
+    recorder.setModel('fast');
+    recorder.setBackend('lms');
+    recorder.upstreamSent();
+    clock = 9_999;
+    recorder.chunks([chunk({ content: 'first' })], 500);
+    recorder.chunks([chunk({ content: 'second' })], 600);
+    recorder.finish({ status: 200, finishReason: 'stop' });
+    expect(await valueOf(metrics, 'svir_time_to_first_token_seconds_sum', { backend: 'lms', model: 'fast' })).toBeCloseTo(0.5, 9);
+    expect(await valueOf(metrics, 'svir_generation_tokens_per_second_sum', { backend: 'lms', model: 'fast' })).toBeCloseTo(10, 9);
+  });
 });

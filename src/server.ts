@@ -273,7 +273,9 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   app.addHook('onRequest', (request, reply, done) => {
     const summary = startSummary(request, now());
     reply.header('x-request-id', request.id);
-    reply.raw.once('close', () => {
+    // `on`, not `once`: a response closes once, and a once-listener is wrapped, then taken off
+    // the listener list when it runs, on every request.
+    reply.raw.on('close', () => {
       const raw = reply.raw;
       const line = summaryLine(request, summary, raw.statusCode, now(), !raw.writableFinished);
       if (raw.statusCode >= 500 || summary.error?.code === 'internal_error') lineLog.warn(line, 'request');

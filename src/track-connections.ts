@@ -18,7 +18,8 @@ export function trackConnections(server: Server): ConnectionTracker {
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    // `on`: a socket closes once (a once-listener is wrapped and taken off again).
+    socket.on('close', () => sockets.delete(socket));
   });
   return {
     closeUnused() {

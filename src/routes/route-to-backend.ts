@@ -216,8 +216,8 @@ async function answer(
   // The attempts' controller while they run: the client's disconnect aborts the upstream
   // request at once (a local server stops generating when its connection closes).
   let running: RequestAbortController | undefined;
-  // One listener for both (the metrics first, as the answer closed).
-  reply.raw.once('close', () => {
+  // One listener for both (the metrics first, as the answer closed); `on`: a response closes once.
+  reply.raw.on('close', () => {
     const clientLeft = !reply.raw.writableFinished;
     recorder.finish({ status: reply.raw.statusCode, finishReason: finishOf(summary, clientLeft) });
     if (clientLeft) running?.abort(new ClientGoneError());

@@ -33,6 +33,12 @@ function createAgent(backend: BackendConfig): Agent {
 
 export function createUpstreamPool(): UpstreamPool {
   const agents = new Map<string, { key: string; agent: Agent }>();
+  /**
+   * The agent last given for a backend's config object: a request asks for its backend's every
+   * time, and the key (a JSON string of the URL and timeouts) cost more than the rest of the
+   * lookup. A config is never changed in place (a reload makes new objects).
+   */
+  const lastFor = new WeakMap<BackendConfig, Agent>();
   const retired: Agent[] = [];
   /** Every agent, current and retired; the pool starts afresh after. */
   const takeAll = (): Agent[] => {
@@ -43,9 +49,15 @@ export function createUpstreamPool(): UpstreamPool {
 
   return {
     dispatcherFor(backend) {
-      const key = agentKey(backend);
       const existing = agents.get(backend.name);
-      if (existing !== undefined && existing.key === key) return existing.agent;
+      const last = lastFor.get(backend);
+      // Still the backend's agent (not replaced for another config, nor closed since).
+      if (last !== undefined && existing?.agent === last) return last;
+      const key = agentKey(backend);
+      if (existing !== undefined && existing.key === key) {
+        lastFor.set(backend, existing.agent);
+        return existing.agent;
+      }
       if (existing !== undefined) {
         // Config changed: requests in flight keep the old pool until they finish.
         retired.push(existing.agent);
@@ -53,6 +65,7 @@ export function createUpstreamPool(): UpstreamPool {
       }
       const agent = createAgent(backend);
       agents.set(backend.name, { key, agent });
+      lastFor.set(backend, agent);
       return agent;
     },
     async close() {

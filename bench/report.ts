@@ -10,7 +10,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { MemoryResult } from './memory-50mb.js';
 import type { NormalizerResult } from './normalizer.js';
-import type { OpenStreamsResult } from './open-streams.js';
+import type { OpenStreamsMeasure, OpenStreamsResult } from './open-streams.js';
 import type { BenchOptions } from './options.js';
 import type { LoadResult } from './load.js';
 import type { SequentialResult } from './sequential.js';
@@ -269,6 +269,18 @@ function kb(x: number): string {
   return (x / 1e3).toFixed(1);
 }
 
+/** An open-streams row from its most-open count on: the same cells for streams read as they come and paused ones. */
+function openStreamCells(t: OpenStreamsMeasure, floorPerStream: number | undefined): string[] {
+  return [
+    String(t.maxOpen),
+    mb(t.idleRssBytes),
+    mb(t.peakRssBytes),
+    kb(t.perStreamBytes),
+    floorPerStream === undefined || floorPerStream === 0 ? '-' : (t.perStreamBytes / floorPerStream).toFixed(3),
+    String(t.failed),
+  ];
+}
+
 export function formatReport(report: BenchReport): string {
   const out: string[] = [];
   out.push(`svir benchmarks, ${report.timestamp}, ${report.machine.cpus} × ${report.machine.cpuModel}, node ${report.machine.node}`);
@@ -349,16 +361,7 @@ export function formatReport(report: BenchReport): string {
     out.push(
       table(
         ['target', 'route', 'most open', 'idle MB', 'peak MB', 'KB/stream', '÷ floor', 'failed'],
-        Object.entries(o.targets).map(([name, t]) => [
-          name,
-          t.route,
-          String(t.maxOpen),
-          mb(t.idleRssBytes),
-          mb(t.peakRssBytes),
-          kb(t.perStreamBytes),
-          floor === undefined || floor === 0 ? '-' : (t.perStreamBytes / floor).toFixed(3),
-          String(t.failed),
-        ]),
+        Object.entries(o.targets).map(([name, t]) => [name, t.route, ...openStreamCells(t, floor)]),
       ),
     );
   }
@@ -371,15 +374,7 @@ export function formatReport(report: BenchReport): string {
     out.push(
       table(
         ['target', 'most open', 'idle MB', 'peak MB', 'KB/stream', '÷ floor', 'failed'],
-        Object.entries(paused).map(([name, t]) => [
-          name,
-          String(t.maxOpen),
-          mb(t.idleRssBytes),
-          mb(t.peakRssBytes),
-          kb(t.perStreamBytes),
-          floor === undefined || floor === 0 ? '-' : (t.perStreamBytes / floor).toFixed(3),
-          String(t.failed),
-        ]),
+        Object.entries(paused).map(([name, t]) => [name, ...openStreamCells(t, floor)]),
       ),
     );
   }

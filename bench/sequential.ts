@@ -6,6 +6,7 @@
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { BenchRoute } from './routes.js';
+import { seededRandom } from './seeded-random.js';
 
 export interface Timing {
   ttfbMs: number;
@@ -86,18 +87,6 @@ export function median(values: readonly number[]): number {
   if (sorted.length === 0) return Number.NaN;
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
-
-/** mulberry32: a small seeded generator, so that a run's orders repeat. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

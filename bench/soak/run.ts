@@ -26,11 +26,11 @@ import { z } from 'zod';
 import { startFaultUpstream, type FaultUpstream, type SocketRecord, type UpstreamRecord } from '../../tests/faults/fault-upstream.js';
 import { parseCleanStream, readErrorBody } from '../../tests/faults/parse-clean-stream.js';
 import { memoryTrend, type MemorySample } from './memory-trend.js';
+import { seededRandom } from '../seeded-random.js';
 import {
   SCENARIOS,
   pickScenario,
   readSoakPrompt,
-  seededRandom,
   sha256,
   soakExpectation,
   soakRequest,

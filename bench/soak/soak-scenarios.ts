@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { buildChatEvents, type ToolCallSpec } from '../../tests/faults/chat-events.js';
 import type { Script } from '../../tests/faults/fault-upstream.js';
+import { seededRandom } from '../seeded-random.js';
 
 export const SCENARIOS = [
   'stream-text',
@@ -43,18 +44,6 @@ export type Expectation =
   | { kind: 'answer'; stream: boolean; contentSha256: string; toolsSha256: string; contentBytes: number }
   | { kind: 'error'; stream: boolean; status: number; code: string; inStream: boolean }
   | { kind: 'abort' };
-
-/** mulberry32: a small seeded generator, so that a seed always means the same answer. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Words that stress encoding: multi-byte UTF-8, emoji, quotes, backslashes, control characters. */
 const WORDS = ['alpha', 'βeta', '日本語', '🙂', 'naïve', '"quoted"', 'back\\slash', 'new\nline', 'tab\t', 'zero', '∑', 'end.'];

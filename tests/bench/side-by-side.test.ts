@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readOptions } from '../../bench/options.js';
-import { seededRandom, turnOrder } from '../../bench/sequential.js';
+import { seededRandom } from '../../bench/seeded-random.js';
+import { turnOrder } from '../../bench/sequential.js';
 import { formatSideBySide, summarizeSideBySide, type SideBySideRound } from '../../bench/side-by-side.js';
 
 /**

@@ -15,7 +15,7 @@ import { buildChatEvents } from './chat-events.js';
 import { helloScript, startFaultUpstream, type FaultUpstream, type Script } from './fault-upstream.js';
 import { parseCleanStream } from './parse-clean-stream.js';
 import { resourceSnapshot, waitForResourcesBack, type ResourceSnapshot } from './resource-snapshot.js';
-import { seededRandom } from '../../bench/soak/soak-scenarios.js';
+import { seededRandom } from '../../bench/seeded-random.js';
 import { startSvir, type RunningSvir } from './start-svir.js';
 
 /**

@@ -19,6 +19,7 @@ import { createNormalizer, type NormalizerDeps } from '../../src/normalize/norma
 import type { Part, SseEvent } from '../../src/normalize/parts.js';
 import { readOpenAIEvent } from '../../src/normalize/read-openai-event.js';
 import { createSseDecoder } from '../../src/normalize/sse-decoder.js';
+import { seededRandom } from '../../bench/seeded-random.js';
 
 export type ReadEvent = (event: SseEvent, ctx: StreamContext) => Part[];
 
@@ -111,18 +112,6 @@ export function runFixture(
   const last = normalizer.end();
   chunks.push(...last.chunks);
   return { chunks, error: last.error ?? null, done: last.done };
-}
-
-/** mulberry32: a small seeded generator, so every split is reproducible from its seed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

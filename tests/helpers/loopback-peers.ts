@@ -4,6 +4,7 @@
  * what the server or the socket reaches asynchronously.
  */
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { afterEach } from 'vitest';
@@ -13,6 +14,8 @@ export interface LoopbackPeers {
   server(server: Server): Server;
   /** A fresh Agent, destroyed after the test. */
   agent(): Agent;
+  /** Registers `server` and listens on 127.0.0.1 port 0: its port and the sockets it accepts. */
+  listen(server: Server): Promise<{ port: number; sockets: Socket[] }>;
 }
 
 /** Call at the top of a test file: registers the cleanup with vitest's afterEach. */
@@ -30,6 +33,15 @@ export function loopbackPeers(): LoopbackPeers {
     server(server) {
       servers.push(server);
       return server;
+    },
+    async listen(server) {
+      servers.push(server);
+      const sockets: Socket[] = [];
+      server.on('connection', (socket: Socket) => sockets.push(socket));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = server.address();
+      if (address === null || typeof address === 'string') throw new Error('no port');
+      return { port: address.port, sockets };
     },
     agent() {
       const agent = new Agent();

@@ -25,15 +25,10 @@ interface Upstream {
 }
 
 async function serve(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<Upstream> {
-  const sockets: Socket[] = [];
   const server = createServer(answer);
-  server.on('connection', (socket: Socket) => sockets.push(socket));
-  peers.server(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
+  const { port, sockets } = await peers.listen(server);
   const agent = peers.agent();
-  return { url: `http://127.0.0.1:${address.port}/v1/chat/completions?x=1`, agent, sockets, server };
+  return { url: `http://127.0.0.1:${port}/v1/chat/completions?x=1`, agent, sockets, server };
 }
 
 /** A reader that keeps what it hears. */

@@ -29,12 +29,9 @@ async function open(answer: (res: ServerResponse) => void, signal = new AbortCon
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     answer(res);
   });
-  peers.server(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
+  const { port } = await peers.listen(server);
   const agent = peers.agent();
-  const response = await dispatchRequest(agent, { url: `http://127.0.0.1:${address.port}/`, method: 'GET', headers: {}, signal });
+  const response = await dispatchRequest(agent, { url: `http://127.0.0.1:${port}/`, method: 'GET', headers: {}, signal });
   const ctx = fixtureContext();
   return {
     body: response.body,

@@ -4,7 +4,6 @@
  * (request-sockets.ts, undici#5845). Against a real undici request to a local server.
  */
 import { createServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { openaiAdapter } from '../../src/adapters/openai.js';
@@ -18,20 +17,15 @@ const peers = loopbackPeers();
 
 describe('readJsonBody', () => {
   it('refuses an answer past its bound and closes its socket without opening another', async () => {
-    const sockets: Socket[] = [];
     // A JSON answer that never ends: 4 KiB, then nothing.
     const server = createServer((req, res) => {
       req.resume();
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(`{"data":[${'0,'.repeat(2048)}`);
     });
-    server.on('connection', (socket: Socket) => sockets.push(socket));
-    peers.server(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
+    const { port, sockets } = await peers.listen(server);
     const agent = peers.agent();
-    const backend = makeBackend('openai', { url: `http://127.0.0.1:${address.port}/v1` });
+    const backend = makeBackend('openai', { url: `http://127.0.0.1:${port}/v1` });
     const signal = new AbortController().signal;
     const opened = await openChatStream({
       dispatcher: agent,

@@ -13,7 +13,7 @@ import type { NormalizerResult } from './normalizer.js';
 import type { OpenStreamsMeasure, OpenStreamsResult } from './open-streams.js';
 import type { BenchOptions } from './options.js';
 import type { LoadResult } from './load.js';
-import type { SequentialResult } from './sequential.js';
+import { BLOCK_TURNS, type SequentialResult } from './sequential.js';
 import { formatSideBySide, type SideBySideResult } from './side-by-side.js';
 
 export const DIRECT = 'direct';
@@ -309,16 +309,20 @@ export function formatReport(report: BenchReport): string {
     );
   }
   if (report.sequential !== undefined) {
-    out.push('', 'Sequential (median; requests take turns between targets; CPU of the target process)');
+    out.push(
+      '',
+      `Sequential (medians; requests take turns between targets; CPU of the target process: median over blocks of ${BLOCK_TURNS} turns, and the mean over all)`,
+    );
     out.push(
       table(
-        ['target', 'TTFB ms', 'first text ms', 'total ms', 'CPU µs/req', 'failed'],
+        ['target', 'TTFB ms', 'first text ms', 'total ms', 'CPU µs/req', 'CPU mean', 'failed'],
         Object.entries(report.sequential).map(([name, s]) => [
           name,
           ms(s.ttfbMedianMs),
           ms(s.ttftMedianMs),
           ms(s.totalMedianMs),
           s.cpuUsPerRequest === undefined ? '-' : s.cpuUsPerRequest.toFixed(0),
+          s.cpuUsPerRequestMean === undefined ? '-' : s.cpuUsPerRequestMean.toFixed(0),
           String(s.failures),
         ]),
       ),

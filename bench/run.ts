@@ -35,7 +35,7 @@ import {
   type LoadSummary,
 } from './report.js';
 import { CHAT_ROUTE, RESPONSES_ROUTE, type BenchRoute } from './routes.js';
-import { median, runSequential, type SequentialResult } from './sequential.js';
+import { cpuPerRequest, median, runSequential, type SequentialResult } from './sequential.js';
 import type { LoadResult } from './load.js';
 import { formatSideBySide, summarizeSideBySide, type SideBySideResult, type SideBySideRound } from './side-by-side.js';
 import { spawnTarget, type TargetProcess } from './target-process.js';
@@ -253,7 +253,6 @@ async function main(): Promise<void> {
       await warmUp(o, targets);
       if (o.sections.includes('sequential')) {
         process.stderr.write(`sequential: ${o.samples} requests per target\n`);
-        const cpuBefore = new Map<string, number>();
         // Targets in APART take their turns after the rest, each beside the floor alone (see
         // report.ts): svir-responses as it always has, Portkey's slow answers would stretch
         // everyone's turns.
@@ -267,24 +266,24 @@ async function main(): Promise<void> {
         const seq = new Map<string, SequentialResult>();
         for (const group of [own, ...apart]) {
           if (group.length === 0) continue;
+          const byName = new Map(group);
           const results = await runSequential(
             group.map(([name, t]) => ({ name, port: t.process.port, route: t.route })),
             {
               samples: o.samples,
               warmup: o.warmup,
-              beforeMeasure: async () => {
-                for (const [name, t] of group) cpuBefore.set(name, cpuUs(await t.process.stats()));
+              readCpuUs: async (name) => {
+                const t = byName.get(name);
+                return t === undefined ? Number.NaN : cpuUs(await t.process.stats());
               },
             },
           );
-          for (const [name, t] of group) {
+          for (const [name] of group) {
             const result = results.get(name);
-            const before = cpuBefore.get(name);
-            if (result === undefined || before === undefined || result.samples === 0) continue;
+            if (result === undefined || result.samples === 0) continue;
             // The mock answered every target's requests: its share per request is over all of them.
-            const served = name === DIRECT ? result.samples * group.length : result.samples;
-            result.cpuUsPerRequest = (cpuUs(await t.process.stats()) - before) / served;
-            seq.set(name, result);
+            const { cpuBlocks, ...rest } = result;
+            seq.set(name, { ...rest, ...cpuPerRequest(cpuBlocks ?? [], name === DIRECT ? group.length : 1) });
           }
         }
         sequential = Object.fromEntries(seq);

@@ -43,6 +43,8 @@ export interface ChatSendArgs {
   signal: AbortSignalLike;
   /** Told when svir starts (true) and stops (false) waiting for the client to take its data. */
   onClientWait(waiting: boolean): void;
+  /** Whether no other request is in flight (send-stream.ts: the first event's own write). */
+  alone(): boolean;
 }
 
 export type ChatSender = (args: ChatSendArgs) => Promise<void>;
@@ -58,6 +60,7 @@ export const sendChat: ChatSender = (args) =>
         includeUsage: args.chat.stream_options?.include_usage === true,
         signal: args.signal,
         onClientWait: args.onClientWait,
+        alone: args.alone,
       })
     : sendCompletion({ reply: args.reply, pump: args.pump, summary: args.summary, now: args.now, ctx: args.ctx });
 
@@ -97,6 +100,7 @@ function sendArgs(deps: ChatRouteDeps, chat: ChatRequest, ctx: StreamContext, st
     now: deps.now,
     signal: io.deadlines.signal,
     onClientWait: (waiting) => steps.onClientWait(waiting),
+    alone: () => deps.streams.size <= 1,
   };
 }
 

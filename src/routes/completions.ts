@@ -70,6 +70,7 @@ function completionsRoute(deps: CompletionsRouteDeps, request: CompletionRequest
                   includeUsage: request.stream_options?.include_usage === true,
                   signal: io.deadlines.signal,
                   onClientWait: steps.onClientWait,
+                  alone: () => deps.streams.size <= 1,
                   encode: encodeTextCompletionChunk,
                 });
               } else {

@@ -2,7 +2,8 @@
  * `stream: true`: clean steps → SSE on the raw response, in the same turn as the upstream read
  * that produced them (pump-clean-steps.ts): the steps of one turn become ONE write at its end
  * (the last one is written with the end at once), with no promise between the read and the
- * write. The headers go out with the first chunk (a failure before it is thrown, for the error
+ * write. One exception, when no other request is in flight (`alone`): the stream's first event
+ * leaves with the head at once, before the rest of a read that holds more is run. The headers go out with the first chunk (a failure before it is thrown, for the error
  * handler to answer with its real status); when the socket is full, the upstream reading pauses
  * until `drain`; a failure after the headers ends the stream with one error event and no
  * [DONE].
@@ -28,6 +29,12 @@ export interface SendStepsArgs {
   signal: AbortSignalLike;
   /** Told when svir starts (true) and stops (false) waiting for the client to take its data. */
   onClientWait?(waiting: boolean): void;
+  /**
+   * Whether no other request is in flight. The stream's first event then leaves in a write of
+   * its own, before the rest of its upstream read is run: the write costs one more syscall,
+   * and that CPU is no other stream's now. Busy, the read's events go in one write, as always.
+   */
+  alone?(): boolean;
 }
 
 export interface SendStreamArgs extends SendStepsArgs {
@@ -121,6 +128,12 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
    */
   let pending = '';
   let flushQueued = false;
+  /**
+   * The stream's first event was written in this turn and still sits in the socket's cork (Node
+   * holds a response's writes to the end of the turn): a read that holds many events would keep
+   * it there until all of them were decoded, normalized and encoded.
+   */
+  let firstCorked = false;
   /** A write found the client's socket full: steps are not taken again until its `drain`. */
   let waiting = false;
 
@@ -136,6 +149,7 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
 
   function flush(): void {
     flushQueued = false;
+    firstCorked = false;
     const text = pending;
     pending = '';
     if (text === '' || ended || raw.destroyed || raw.writableEnded) return;
@@ -156,6 +170,23 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
         if (text === '') return true;
         commitStream(reply);
         started = true;
+        if (!step.done && step.error === undefined && args.alone?.() === true) {
+          // Written at once, with the head: if this read holds more events, the first leaves
+          // before they are run (firstCorked); alone in its read, it goes as it always did.
+          firstCorked = true;
+          if (!flushQueued) {
+            flushQueued = true;
+            process.nextTick(flush);
+          }
+          if (!raw.write(text) && !waiting) waitForClient();
+          return !waiting;
+        }
+      }
+      if (firstCorked) {
+        // A second step in the turn of the first: the first event leaves now, the rest of the
+        // read in one write at the turn's end, as always.
+        firstCorked = false;
+        raw.socket?.uncork();
       }
       if (step.error !== undefined) {
         recordError(summary, step.error);

@@ -30,8 +30,11 @@ const finish: CleanChunk = {
   choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
 };
 
-/** Hands the sink each turn's steps in one synchronous run, the turns a macrotask apart. */
-function scriptedPump(turns: NormalizerStep[][]): (sink: StepSink) => CleanStepPump {
+/**
+ * Hands the sink each turn's steps in one synchronous run, the turns a macrotask apart;
+ * `afterTake` is called after each step is taken, in the same run.
+ */
+function scriptedPump(turns: NormalizerStep[][], afterTake?: (turn: number, step: number) => void): (sink: StepSink) => CleanStepPump {
   return (sink) => {
     let resolve: () => void = () => undefined;
     const finished = new Promise<void>((r) => {
@@ -39,9 +42,13 @@ function scriptedPump(turns: NormalizerStep[][]): (sink: StepSink) => CleanStepP
     });
     let at = 0;
     const next = (): void => {
+      const index = at;
       const turn = turns[at++];
       if (turn === undefined) return;
-      for (const step of turn) sink.take(step);
+      turn.forEach((step, i) => {
+        sink.take(step);
+        afterTake?.(index, i);
+      });
       if (turn.some((step) => step.done || step.error !== undefined)) resolve();
       else setImmediate(next);
     };
@@ -56,20 +63,34 @@ afterEach(async () => {
   app = undefined;
 });
 
-async function serve(turns: NormalizerStep[][]): Promise<{ body: string; writes: number; ends: number }> {
+interface Served {
+  body: string;
+  writes: number;
+  ends: number;
+  /** Bytes handed to the kernel after each step of the first turn was taken, in its run. */
+  onWire: number[];
+}
+
+async function serve(turns: NormalizerStep[][], alone?: boolean): Promise<Served> {
   let writes = 0;
   let ends = 0;
+  const onWire: number[] = [];
   app = Fastify();
   app.get('/s', async (request, reply) => {
     const write = vi.spyOn(reply.raw, 'write');
     const end = vi.spyOn(reply.raw, 'end');
+    const socket = reply.raw.socket;
     await sendStream({
       reply,
-      pump: scriptedPump(turns),
+      pump: scriptedPump(turns, (turn) => {
+        // bytesWritten counts what the socket still buffers too (its cork).
+        if (turn === 0 && socket !== null) onWire.push(socket.bytesWritten - socket.writableLength);
+      }),
       summary: startSummary(request, Date.now()),
       now: () => Date.now(),
       includeUsage: false,
       signal: new AbortController().signal,
+      ...(alone === undefined ? {} : { alone: () => alone }),
     });
     writes = write.mock.calls.length;
     ends = end.mock.calls.length;
@@ -78,7 +99,7 @@ async function serve(turns: NormalizerStep[][]): Promise<{ body: string; writes:
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const response = await fetch(`${address}/s`);
   const body = await response.text();
-  return { body, writes, ends };
+  return { body, writes, ends, onWire };
 }
 
 describe('sendStream writes', () => {
@@ -103,5 +124,51 @@ describe('sendStream writes', () => {
     expect(writes).toBe(0);
     expect(ends).toBe(1);
     expect(body).toBe(steps.flatMap((step) => step.chunks.map((c) => encodeChunk(c))).join('') + encodeDone());
+  });
+
+  it('alone: the first event leaves with the head before the rest of its read is run; the rest of that turn is one write', async () => {
+    const first = ['Hel', 'lo', ',', ' wor', 'ld'].map((text, i) => ({ chunks: [chunk(text, i === 0)], done: false }));
+    const last = [{ chunks: [finish], done: true }];
+    const { body, writes, ends, onWire } = await serve([first, last], true);
+    // The first step was written at once, and went out as the second was taken.
+    expect(onWire[0]).toBe(0);
+    expect(onWire[1]).toBeGreaterThan(0);
+    // The rest of the turn went in one piece at its end: nothing more while it ran.
+    expect(new Set(onWire.slice(1)).size).toBe(1);
+    expect(writes).toBe(2);
+    expect(ends).toBe(1);
+    expect(body).toBe([...first, ...last].flatMap((step) => step.chunks.map((c) => encodeChunk(c))).join('') + encodeDone());
+  });
+
+  it('alone, a first event alone in its turn: the same writes as when busy', async () => {
+    const turns = [[{ chunks: [chunk('a', true)], done: false }], [{ chunks: [chunk('b')], done: false }], [{ chunks: [finish], done: true }]];
+    const alone = await serve(turns, true);
+    await app?.close();
+    app = undefined;
+    const busy = await serve(turns, false);
+    expect(alone.writes).toBe(2);
+    expect(busy.writes).toBe(2);
+    expect(alone.ends).toBe(1);
+    expect(alone.body).toBe(busy.body);
+  });
+
+  it('alone, a whole answer in one turn: the first event goes out first, the rest with the end', async () => {
+    const steps = [
+      { chunks: [chunk('a', true)], done: false },
+      { chunks: [chunk('b')], done: false },
+      { chunks: [finish], done: true },
+    ];
+    const { body, writes, ends, onWire } = await serve([steps], true);
+    expect(onWire[1]).toBeGreaterThan(0);
+    expect(writes).toBe(1);
+    expect(ends).toBe(1);
+    expect(body).toBe(steps.flatMap((step) => step.chunks.map((c) => encodeChunk(c))).join('') + encodeDone());
+  });
+
+  it('busy: the steps of the first turn stay one write, nothing goes out while it runs', async () => {
+    const first = ['a', 'b', 'c'].map((text, i) => ({ chunks: [chunk(text, i === 0)], done: false }));
+    const { writes, onWire } = await serve([first, [{ chunks: [finish], done: true }]], false);
+    expect(onWire).toEqual([0, 0, 0]);
+    expect(writes).toBe(1);
   });
 });

@@ -76,8 +76,13 @@ export function chatRoute(deps: ChatRouteDeps, chat: ChatRequest, send: ChatSend
       return {
         changes: call.changes,
         async open(signal, dispatcher) {
-          const opened = await openChatStream({ dispatcher, adapter, backend, call, signal, secrets: state.secrets });
-          const ctx = buildStreamContext(chat, opened.sentBody, backend, adapter, state.config, state.secrets);
+          const opening = openChatStream({ dispatcher, adapter, backend, call, signal, secrets: state.secrets });
+          // The request is on its way: the stream's context is made while the server works, for
+          // the body as the adapter made it; a retry that sent another body makes it again.
+          const first = buildStreamContext(chat, call.body, backend, adapter, state.config, state.secrets);
+          const opened = await opening;
+          const ctx =
+            opened.sentBody === call.body ? first : buildStreamContext(chat, opened.sentBody, backend, adapter, state.config, state.secrets);
           return {
             changes: opened.changes,
             retried: opened.retried,

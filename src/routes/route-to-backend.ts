@@ -314,7 +314,6 @@ async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCan
       recorder.stopwatch.enter('svir');
     }
   }
-  if (ticket !== undefined) recorder.queued(ticket.waitedMs);
 
   const deadlines = createStreamDeadlines({
     backend: name,
@@ -326,10 +325,14 @@ async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCan
   });
   try {
     recorder.upstreamSent();
-    recorder.stopwatch.enter('upstream');
     let opened: OpenedCall;
     try {
-      opened = await prepared.open(deadlines.signal, deps.pool.dispatcherFor(backend.config));
+      // The request leaves in open's synchronous part: what is bookkeeping only is done after
+      // it, while the server works, and not before the first byte of the answer.
+      const opening = prepared.open(deadlines.signal, deps.pool.dispatcherFor(backend.config));
+      if (ticket !== undefined) recorder.queued(ticket.waitedMs);
+      recorder.stopwatch.enter('upstream');
+      opened = await opening;
     } finally {
       recorder.stopwatch.enter('svir');
     }

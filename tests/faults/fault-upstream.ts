@@ -130,6 +130,8 @@ export interface FaultUpstreamOptions {
   maxRecords?: number;
   /** The script of a request when the queue is empty (default: a short "Hello world!" answer). */
   script?: (request: UpstreamRecord) => Script;
+  /** How long an idle kept-alive socket stays open (default 5 s, as Node's and uvicorn's). */
+  keepAliveTimeoutMs?: number;
 }
 
 export interface FaultUpstream {
@@ -195,7 +197,7 @@ export async function startFaultUpstream(options: FaultUpstreamOptions = {}): Pr
     if (records.length > maxRecords) records.splice(0, records.length - maxRecords);
   }
 
-  const server: Server = createServer({ keepAliveTimeout: 5_000 });
+  const server: Server = createServer({ keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000 });
 
   server.on('connection', (socket: Socket) => {
     let resolveClosed: (at: number) => void = () => undefined;

@@ -17,7 +17,15 @@ let upstream: FaultUpstream;
 let svir: RunningSvir;
 
 beforeAll(async () => {
-  upstream = await startFaultUpstream({ models: ['m'], keepBodyBytes: 128 * 1024 * 1024 });
+  upstream = await startFaultUpstream({
+    models: ['m'],
+    keepBodyBytes: 128 * 1024 * 1024,
+    // svir, the fake and this test share one event loop. Parsing a giant body on a loaded machine
+    // once held it past the fake's 5 s keep-alive (and past the 3 s svir keeps an idle socket);
+    // the fake's overdue timer then closed the idle socket svir had just written the next request
+    // to, unread, and the reset came back as a 502. A real server's timers do not wait on svir's.
+    keepAliveTimeoutMs: 120_000,
+  });
   svir = await startSvir(
     { backends: [{ name: 'fake', type: 'openai', url: upstream.url, models: ['m'], vision: true }] },
     { logLevel: 'warn' },

@@ -128,12 +128,6 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
    */
   let pending = '';
   let flushQueued = false;
-  /**
-   * The stream's first event was written in this turn and still sits in the socket's cork (Node
-   * holds a response's writes to the end of the turn): a read that holds many events would keep
-   * it there until all of them were decoded, normalized and encoded.
-   */
-  let firstCorked = false;
   /** A write found the client's socket full: steps are not taken again until its `drain`. */
   let waiting = false;
 
@@ -149,7 +143,6 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
 
   function flush(): void {
     flushQueued = false;
-    firstCorked = false;
     const text = pending;
     pending = '';
     if (text === '' || ended || raw.destroyed || raw.writableEnded) return;
@@ -171,22 +164,15 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
         commitStream(reply);
         started = true;
         if (!step.done && step.error === undefined && args.alone?.() === true) {
-          // Written at once, with the head: if this read holds more events, the first leaves
-          // before they are run (firstCorked); alone in its read, it goes as it always did.
-          firstCorked = true;
-          if (!flushQueued) {
-            flushQueued = true;
-            process.nextTick(flush);
-          }
-          if (!raw.write(text) && !waiting) waitForClient();
+          // Written now, with the head, out of the cork Node holds a response's writes in to the
+          // end of the turn: a read that holds many events would keep it there until every one
+          // of them was decoded, normalized and encoded. The rest of the read goes in one write
+          // at the turn's end; a first event alone in its read takes the one write it always did.
+          const room = raw.write(text);
+          raw.socket?.uncork();
+          if (!room && !waiting) waitForClient();
           return !waiting;
         }
-      }
-      if (firstCorked) {
-        // A second step in the turn of the first: the first event leaves now, the rest of the
-        // read in one write at the turn's end, as always.
-        firstCorked = false;
-        raw.socket?.uncork();
       }
       if (step.error !== undefined) {
         recordError(summary, step.error);

@@ -36,7 +36,7 @@ export interface ReadObserver {
   beforeRead(): void;
   /** They came, holding this many SSE events (0: a comment or part of an event). */
   afterRead(events: number): void;
-  /** A step is about to be handed over (metrics read its chunks here, once per read). */
+  /** A step was handed over (metrics read its chunks here, once per read). */
   step?(step: NormalizerStep): void;
 }
 
@@ -145,12 +145,22 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
 
   /** Hands `step` over; false when the consumer cannot take another for now. */
   function deliver(step: NormalizerStep, last: boolean, ended = false): boolean {
-    let room: boolean;
+    let room = false;
+    let failure: { err: unknown } | undefined;
     try {
-      observer?.step?.(step);
       room = sink.take(step);
     } catch (err) {
-      fail(err);
+      failure = { err };
+    }
+    // After the take, which may be the stream's first write: the metrics are bookkeeping, and
+    // they time the step's chunks by the read they came in, not by when they are read here.
+    try {
+      observer?.step?.(step);
+    } catch (err) {
+      failure ??= { err };
+    }
+    if (failure !== undefined) {
+      fail(failure.err);
       return false;
     }
     if (last) complete(step, ended);

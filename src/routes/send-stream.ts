@@ -150,6 +150,9 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
   }
 
   const pump = args.pump({
+    // The pieces of one upstream socket read as one step (upstream-body.ts, joins), while the
+    // client takes data; alone, not before the first event, which may leave by itself first.
+    joins: () => !waiting && !ended && (started || args.alone?.() !== true),
     take(step) {
       observeChunks(summary, step.chunks, args.now);
       let text = step.chunks.length > 0 ? format.chunks(step.chunks) : '';

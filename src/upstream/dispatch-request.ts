@@ -89,6 +89,11 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
   #sink: BodySink | undefined;
   /** Reads that came while the reader could take none (undici stops after one). */
   #held: Buffer[] = [];
+  /** Pieces of the parser's current run, for a reader that joins them (BodySink.joins). */
+  #joined: Buffer[] | undefined;
+  readonly #handJoined = (): void => {
+    this.#flushJoined();
+  };
   /** The reader cannot take a read now; undici's reading is paused. */
   #waiting = true;
   #resuming = false;
@@ -147,7 +152,19 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
 
   onData(chunk: Buffer): boolean {
     if (this.#state !== OPEN) return true;
+    const joined = this.#joined;
+    if (joined !== undefined) {
+      joined.push(chunk);
+      return true;
+    }
     const sink = this.#sink;
+    if (sink !== undefined && !this.#waiting && sink.joins?.() === true) {
+      // The rest of this socket read is parsed in this same run: its pieces go to the reader
+      // as one read, once the run and the turn's synchronous work are over.
+      this.#joined = [chunk];
+      queueMicrotask(this.#handJoined);
+      return true;
+    }
     if (sink === undefined || this.#waiting) {
       this.#held.push(chunk);
       this.#paused = true;
@@ -162,6 +179,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
   }
 
   onComplete(): void {
+    if (this.#state !== OPEN) return;
+    // What the run parsed before the end is read first.
+    this.#flushJoined();
     if (this.#state !== OPEN) return;
     this.#settle(ENDED);
     if (this.#sink === undefined || this.#waiting || this.#held.length > 0) this.#ending = 'end';
@@ -181,6 +201,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
       head.reject(err);
       return;
     }
+    if (this.#state !== OPEN) return;
+    // What the run parsed before the failure is read first, as it would have been piece by piece.
+    this.#flushJoined();
     if (this.#state !== OPEN) return;
     this.#settle(FAILED);
     // A failure is told at once, even to a reader that cannot take reads now: what it still
@@ -208,11 +231,27 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
   discard(): void {
     this.#sink = undefined;
     this.#held = [];
+    this.#joined = undefined;
     this.#ending = undefined;
     if (this.#state !== OPEN) return;
     this.#settle(DISCARDED);
     if (this.#socket !== undefined) closeRequestSocket(this.#socket);
     this.#abort?.(new errors.RequestAbortedError('svir closed the upstream body'));
+  }
+
+  /**
+   * The pieces of a parser run, to the reader as one read. The reader said it could take them
+   * (joins), and nothing in between could change that but a step of this same stream; should it
+   * refuse them after all, reading stops at undici's next piece, as for a held read.
+   */
+  #flushJoined(): void {
+    const joined = this.#joined;
+    if (joined === undefined) return;
+    this.#joined = undefined;
+    const sink = this.#sink;
+    if (sink === undefined || this.#state !== OPEN) return;
+    const bytes = joined.length === 1 ? joined[0] : Buffer.concat(joined);
+    if (bytes !== undefined && !sink.data(bytes) && this.#state === OPEN && this.#sink === sink) this.#waiting = true;
   }
 
   /** Hands the reader what it has still to hear, then lets undici read on. */

@@ -47,6 +47,12 @@ export interface StepSink {
    * stops until the pump's `resume()`.
    */
   take(step: NormalizerStep): boolean;
+  /**
+   * Whether it would take the next step now, and may take the pieces of one socket read as one
+   * step (upstream-body.ts, BodySink.joins): fewer steps, each of more chunks. Without it, a
+   * step per piece.
+   */
+  joins?(): boolean;
 }
 
 export interface CleanStepPump {
@@ -218,7 +224,8 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
   }
 
   observer?.beforeRead();
-  body.read({ data: onData, end: onEnd, error: onError });
+  const joins = sink.joins === undefined ? undefined : (): boolean => !over && !paused && sink.joins?.() === true;
+  body.read(joins === undefined ? { data: onData, end: onEnd, error: onError } : { data: onData, end: onEnd, error: onError, joins });
 
   return {
     resume() {

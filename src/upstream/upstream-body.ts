@@ -11,6 +11,13 @@ export interface BodySink {
   end(): void;
   /** The body failed: cut, too slow, aborted (then `err` is the abort's reason). */
   error(err: unknown): void;
+  /**
+   * Whether the reads that come now may reach `data` as one: undici hands over a socket read
+   * piece by piece (one call per chunk of the answer's chunked encoding, often one SSE event
+   * each), and the pieces of one run of its parser then come together at the end of the turn's
+   * microtasks. Without it (or false), each piece comes as it is parsed.
+   */
+  joins?(): boolean;
 }
 
 export interface UpstreamBody {

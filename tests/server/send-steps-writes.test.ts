@@ -164,6 +164,38 @@ describe('sendStream writes', () => {
     expect(body).toBe(steps.flatMap((step) => step.chunks.map((c) => encodeChunk(c))).join('') + encodeDone());
   });
 
+  it('takes the pieces of one upstream read joined: busy from the start, alone after the first event; not after the end', async () => {
+    async function joinsSeen(alone: boolean): Promise<boolean[]> {
+      const seen: boolean[] = [];
+      app = Fastify();
+      app.get('/s', async (request, reply) => {
+        await sendStream({
+          reply,
+          pump: (sink) => {
+            seen.push(sink.joins?.() === true);
+            sink.take({ chunks: [chunk('a', true)], done: false });
+            seen.push(sink.joins?.() === true);
+            sink.take({ chunks: [finish], done: true });
+            seen.push(sink.joins?.() === true);
+            return { resume: () => undefined, cancel: () => undefined, finished: Promise.resolve() };
+          },
+          summary: startSummary(request, Date.now()),
+          now: () => Date.now(),
+          includeUsage: false,
+          signal: new AbortController().signal,
+          alone: () => alone,
+        });
+      });
+      const address = await app.listen({ host: '127.0.0.1', port: 0 });
+      await (await fetch(`${address}/s`)).text();
+      await app.close();
+      app = undefined;
+      return seen;
+    }
+    expect(await joinsSeen(false)).toEqual([true, true, false]);
+    expect(await joinsSeen(true)).toEqual([false, true, false]);
+  });
+
   it('busy: the steps of the first turn stay one write, nothing goes out while it runs', async () => {
     const first = ['a', 'b', 'c'].map((text, i) => ({ chunks: [chunk(text, i === 0)], done: false }));
     const { writes, onWire } = await serve([first, [{ chunks: [finish], done: true }]], false);

@@ -31,15 +31,22 @@ async function serve(answer: (req: IncomingMessage, res: ServerResponse) => void
   return { url: `http://127.0.0.1:${port}/v1/chat/completions?x=1`, agent, sockets, server };
 }
 
-/** A reader that keeps what it hears. */
-function recorder(room: () => boolean = () => true): BodySink & { text(): string; ended: boolean; failed: unknown } {
+/** A reader that keeps what it hears (each read, and whether the end came after them). */
+function recorder(
+  room: () => boolean = () => true,
+  joins?: () => boolean,
+): BodySink & { text(): string; reads: string[]; ended: boolean; failed: unknown } {
   const pieces: Buffer[] = [];
   const sink = {
     ended: false,
     failed: undefined as unknown,
+    reads: [] as string[],
     text: () => Buffer.concat(pieces).toString('utf8'),
+    ...(joins === undefined ? {} : { joins }),
     data(bytes: Buffer) {
+      if (sink.ended) throw new Error('a read after the end');
       pieces.push(bytes);
+      sink.reads.push(bytes.toString('utf8'));
       return room();
     },
     end() {
@@ -79,6 +86,73 @@ describe('dispatchRequest', () => {
     await until(() => sink.ended);
     expect(sink.text()).toBe('data: one\n\n');
     expect(response.body.over).toBe(true);
+  });
+
+  it('hands a reader that joins the pieces of one socket read as one read, before the end; one by one otherwise', async () => {
+    const events = ['data: 1\n\n', 'data: 2\n\n', 'data: 3\n\n', 'data: [DONE]\n\n'];
+    const upstream = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // One chunk of the chunked encoding per event, all in one segment: undici parses them in
+      // one run and calls its handler once per chunk.
+      res.socket?.cork();
+      for (const event of events) res.write(event);
+      res.end();
+      process.nextTick(() => res.socket?.uncork());
+    });
+    const joined = recorder(
+      () => true,
+      () => true,
+    );
+    (await post(upstream, new AbortController().signal)).body.read(joined);
+    await until(() => joined.ended);
+    expect(joined.reads).toEqual([events.join('')]);
+
+    const pieceByPiece = recorder(
+      () => true,
+      () => false,
+    );
+    (await post(upstream, new AbortController().signal)).body.read(pieceByPiece);
+    await until(() => pieceByPiece.ended);
+    expect(pieceByPiece.reads).toEqual(events);
+    expect(upstream.sockets).toHaveLength(1);
+  });
+
+  it('stops reading the socket while a reader that joins cannot take more, and reads on after resume', async () => {
+    let upstream: ServerResponse | undefined;
+    const server = await serve((req, res) => {
+      req.resume();
+      upstream = res;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('first');
+    });
+    const response = await post(server, new AbortController().signal);
+    let room = false;
+    // It joins only while it has room, as the stream sender does.
+    const sink = recorder(
+      () => room,
+      () => room,
+    );
+    response.body.read(sink);
+    await until(() => sink.text() === 'first');
+    const res = upstream;
+    if (res === undefined) throw new Error('no upstream response');
+    const piece = 'x'.repeat(64 * 1024);
+    let written = 0;
+    for (let backedUp = false; !backedUp && written < 256 * 1024 * 1024; ) {
+      while (!res.writableNeedDrain) {
+        res.write(piece);
+        written += piece.length;
+      }
+      backedUp = !(await Promise.race([new Promise<boolean>((resolve) => res.once('drain', () => resolve(true))), sleep(300).then(() => false)]));
+    }
+    expect(written).toBeLessThan(256 * 1024 * 1024);
+    expect(sink.text().length).toBeLessThan(5 + 2 * piece.length);
+    room = true;
+    response.body.resume();
+    res.end('last');
+    await until(() => sink.ended);
+    expect(sink.text()).toBe(`first${'x'.repeat(written)}last`);
   });
 
   it('stops reading the socket while the reader cannot take more, and reads on after resume', async () => {

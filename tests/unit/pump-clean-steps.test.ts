@@ -67,6 +67,23 @@ describe('pumpCleanSteps', () => {
     expect(steps.at(-1)?.chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
   });
 
+  it('a consumer that joins takes the events of one socket read as one step, the finish in it', async () => {
+    const words = ['a', 'b', 'c', 'd'];
+    const args = await open((res) => {
+      // Each event a chunk of the chunked encoding, all in one segment.
+      res.socket?.cork();
+      for (const word of words) res.write(event(word));
+      res.end(FINISH);
+      process.nextTick(() => res.socket?.uncork());
+    });
+    const steps: NormalizerStep[] = [];
+    const pump = pumpCleanSteps(args, { take: (step) => steps.push(step) > 0, joins: () => true });
+    await pump.finished;
+    expect(steps).toHaveLength(1);
+    expect(steps[0]?.done).toBe(true);
+    expect(texts(steps)).toEqual([words.join('')]);
+  });
+
   it('pauses the body while the consumer cannot take more, until it resumes', async () => {
     let upstream: ServerResponse | undefined;
     const args = await open((res) => {

@@ -62,6 +62,26 @@ function partsOf(url: string): UrlParts {
   return parts;
 }
 
+/**
+ * Where the pieces of a joined read are copied (#flushJoined): one buffer for every exchange,
+ * reused from read to read. Its reader takes the bytes within the call (BodySink.data), and a
+ * Buffer.concat per read cost about twice the copy (a new backing store each time, outside the
+ * heap, for the collector to count and free). A read longer than the largest kept is concatenated.
+ */
+let joinBuffer = Buffer.allocUnsafe(64 * 1024);
+const JOIN_BUFFER_MAX = 1024 * 1024;
+
+/** The pieces as one run of bytes, valid until the next joined read. */
+function joinPieces(pieces: readonly Buffer[]): Buffer {
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  if (length > JOIN_BUFFER_MAX) return Buffer.concat(pieces, length);
+  if (length > joinBuffer.length) joinBuffer = Buffer.allocUnsafe(Math.max(length, joinBuffer.length * 2));
+  let at = 0;
+  for (const piece of pieces) at += piece.copy(joinBuffer, at);
+  return joinBuffer.subarray(0, length);
+}
+
 interface Head {
   resolve(response: UpstreamResponse): void;
   reject(err: unknown): void;
@@ -250,7 +270,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     this.#joined = undefined;
     const sink = this.#sink;
     if (sink === undefined || this.#state !== OPEN) return;
-    const bytes = joined.length === 1 ? joined[0] : Buffer.concat(joined);
+    const bytes = joined.length === 1 ? joined[0] : joinPieces(joined);
     if (bytes !== undefined && !sink.data(bytes) && this.#state === OPEN && this.#sink === sink) this.#waiting = true;
   }
 

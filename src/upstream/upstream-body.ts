@@ -5,7 +5,11 @@
  * `resume()`: a slow client holds the backend back through TCP, not through svir's memory.
  */
 export interface BodySink {
-  /** One read of the body. false: no more for now; the next read waits for `resume()`. */
+  /**
+   * One read of the body. false: no more for now; the next read waits for `resume()`. A read
+   * that joins pieces (`joins`) is the reader's only during the call: its bytes lie in a buffer
+   * the next joined read reuses, so a reader that joins copies what it keeps.
+   */
   data(bytes: Buffer): boolean;
   /** The body ended whole (the connection may serve another request). */
   end(): void;

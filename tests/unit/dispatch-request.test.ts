@@ -45,7 +45,8 @@ function recorder(
     ...(joins === undefined ? {} : { joins }),
     data(bytes: Buffer) {
       if (sink.ended) throw new Error('a read after the end');
-      pieces.push(bytes);
+      // A joined read's bytes are the reader's only during the call.
+      pieces.push(Buffer.from(bytes));
       sink.reads.push(bytes.toString('utf8'));
       return room();
     },
@@ -116,6 +117,29 @@ describe('dispatchRequest', () => {
     await until(() => pieceByPiece.ended);
     expect(pieceByPiece.reads).toEqual(events);
     expect(upstream.sockets).toHaveLength(1);
+  });
+
+  it('joined reads of any size, one after another, each hold their own bytes', async () => {
+    const events = Array.from({ length: 300 }, (_, i) => `data: ${String(i).padStart(4, '0')}${'é'.repeat(400)}\n\n`);
+    const upstream = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.socket?.cork();
+      for (const event of events) res.write(event);
+      res.end();
+      process.nextTick(() => res.socket?.uncork());
+    });
+    for (let i = 0; i < 3; i++) {
+      const sink = recorder(
+        () => true,
+        () => true,
+      );
+      (await post(upstream, new AbortController().signal)).body.read(sink);
+      await until(() => sink.ended);
+      // Reads may cut a character in two: their bytes, put together, are the answer's.
+      expect(sink.text()).toBe(events.join(''));
+      expect(sink.reads.length).toBeLessThan(events.length);
+    }
   });
 
   it('stops reading the socket while a reader that joins cannot take more, and reads on after resume', async () => {

@@ -46,10 +46,12 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
   let model = NO_LABEL;
   let sentAtMs: number | undefined;
   let firstTokenSeen = false;
-  let speed: SpeedMeter = createSpeedMeter();
+  // Each attempt measures its own speed, from its first chunks.
+  let speed: SpeedMeter | undefined;
   let streamOpen = false;
   let finished = false;
-  const counted = new WeakSet<SvirError>();
+  // Made at the first upstream failure: nearly every request has none.
+  let counted: WeakSet<SvirError> | undefined;
 
   function closeStream(): void {
     if (!streamOpen) return;
@@ -73,7 +75,8 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
       // A new attempt (failover) measures its own first token and speed.
       sentAtMs = now();
       firstTokenSeen = false;
-      speed = createSpeedMeter();
+      // Its meter comes with its first chunks, after the request has left.
+      speed = undefined;
     },
     streamOpened() {
       if (streamOpen) return;
@@ -85,8 +88,9 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
       if (chunks.length === 0) return;
       // One clock read per upstream read: its chunks arrived together.
       const at = atMs ?? now();
+      const meter = (speed ??= createSpeedMeter());
       for (const chunk of chunks) {
-        const visible = speed.observe(chunk, at);
+        const visible = meter.observe(chunk, at);
         if (visible && !firstTokenSeen) {
           firstTokenSeen = true;
           if (sentAtMs !== undefined) metrics.timeToFirstToken.observe({ backend, model }, (at - sentAtMs) / 1000);
@@ -95,6 +99,7 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
     },
     upstreamError(error) {
       // The same failure is often seen twice (as a stream step, then thrown to the route).
+      counted ??= new WeakSet();
       if (counted.has(error)) return;
       counted.add(error);
       metrics.upstreamErrors.inc({ backend: error.backend ?? backend, code: error.code });
@@ -105,7 +110,7 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
       closeStream();
       const totals = stopwatch.stop();
       metrics.requests.inc({ backend, model, status: String(status), finish_reason: finishReason });
-      const rate = speed.result().tokensPerSecond;
+      const rate = speed?.result().tokensPerSecond;
       if (rate !== undefined) metrics.generationSpeed.observe({ backend, model }, rate);
       metrics.overhead.observe({ backend }, totals.svir / 1000);
     },

@@ -139,9 +139,10 @@ function headerSafe(phrase: string): string {
 function setSvirHeaders(scope: RequestScope, backend: string, changes: readonly string[]): void {
   const { reply } = scope;
   if (scope.changesHeader) reply.removeHeader('x-svir-changes');
-  const headers = svirHeaders(backend, changes);
-  reply.header('x-svir-backend', headers['x-svir-backend']);
-  const listed = headers['x-svir-changes'];
+  reply.header('x-svir-backend', backend);
+  scope.changesHeader = false;
+  if (changes.length === 0) return;
+  const listed = svirHeaders(backend, changes)['x-svir-changes'];
   scope.changesHeader = listed !== undefined;
   if (listed !== undefined) reply.header('x-svir-changes', listed);
 }
@@ -315,21 +316,28 @@ async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCan
     }
   }
 
-  const deadlines = createStreamDeadlines({
-    backend: name,
-    timeouts: backend.config.timeouts,
-    // Comments only fit a stream: a `stream: false` client waits for one JSON body.
-    keepaliveMs: route.stream ? state.config.server.keepaliveMs : 0,
-    onKeepalive: () => sendKeepalive(reply),
-    controller: abort,
-  });
+  // The deadlines count from here, but are made once the request has left (their timer and
+  // listener are bookkeeping): the request's controller is their signal.
+  const deadlinesFrom = performance.now();
+  let deadlines: StreamDeadlines | undefined;
   try {
     recorder.upstreamSent();
     let opened: OpenedCall;
+    let io: AttemptIO;
     try {
       // The request leaves in open's synchronous part: what is bookkeeping only is done after
       // it, while the server works, and not before the first byte of the answer.
-      const opening = prepared.open(deadlines.signal, deps.pool.dispatcherFor(backend.config));
+      const opening = prepared.open(abort.signal, deps.pool.dispatcherFor(backend.config));
+      deadlines = createStreamDeadlines({
+        backend: name,
+        timeouts: backend.config.timeouts,
+        // Comments only fit a stream: a `stream: false` client waits for one JSON body.
+        keepaliveMs: route.stream ? state.config.server.keepaliveMs : 0,
+        onKeepalive: () => sendKeepalive(reply),
+        controller: abort,
+        startedAt: deadlinesFrom,
+      });
+      io = { reply, summary, recorder, deadlines };
       if (ticket !== undefined) recorder.queued(ticket.waitedMs);
       recorder.stopwatch.enter('upstream');
       opened = await opening;
@@ -341,15 +349,15 @@ async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCan
     summary.changes = opened.changes;
     summary.retried = opened.retried;
     if (!sameChanges(opened.changes, prepared.changes)) setSvirHeaders(scope, name, opened.changes);
-    await opened.respond({ reply, summary, recorder, deadlines });
+    await opened.respond(io);
   } catch (err) {
     if (isBackendDownError(err)) state.registry.report(name, false, err.message);
     if (err instanceof SvirError && err.source === 'upstream') recorder.upstreamError(err);
     throw err;
   } finally {
     // A deadline that ended the stream after its headers surfaces as an error event, not here.
-    if (deadlines.expired !== undefined) recorder.upstreamError(deadlines.expired);
-    deadlines.finish();
+    if (deadlines?.expired !== undefined) recorder.upstreamError(deadlines.expired);
+    deadlines?.finish();
     recorder.streamClosed();
     ticket?.release();
   }

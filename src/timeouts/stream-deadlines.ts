@@ -38,6 +38,11 @@ export interface StreamDeadlinesOptions {
    * client went away, shutdown) stops the deadlines. One of their own when absent.
    */
   controller?: RequestAbortController;
+  /**
+   * When the deadlines start (performance.now() ms), if not at their making: the route reads the
+   * clock before the request leaves and makes them after, off the way to the server.
+   */
+  startedAt?: number;
 }
 
 export type DeadlinePhase = 'first_token' | 'idle' | 'paused' | 'done';
@@ -95,7 +100,7 @@ class Deadlines implements StreamDeadlines {
     private readonly controller: RequestAbortController,
   ) {
     this.signal = controller.signal;
-    const at = performance.now();
+    const at = options.startedAt ?? performance.now();
     this.firstTokenAt = at + options.timeouts.firstTokenMs;
     if (options.keepaliveMs > 0 && options.onKeepalive !== undefined) this.keepaliveAt = at + options.keepaliveMs;
     if (this.signal.aborted) {
@@ -103,7 +108,8 @@ class Deadlines implements StreamDeadlines {
       return;
     }
     this.signal.addEventListener('abort', this.onAbort);
-    this.arm(Math.min(this.firstTokenAt, this.keepaliveAt), at);
+    // Made after their start: the timer is due at the same time all the same.
+    this.arm(Math.min(this.firstTokenAt, this.keepaliveAt), options.startedAt === undefined ? at : performance.now());
   }
 
   get expired(): SvirError | undefined {

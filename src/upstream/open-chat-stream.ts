@@ -100,8 +100,8 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
   const changes = [...args.call.changes];
   let body = withStream(args.call.body, args);
   let retried = false;
-  /** Fields a retry already dropped or changed: none is retried twice. */
-  const touched = new Set<string>();
+  /** Fields a retry already dropped or changed: none is retried twice (made at the first retry). */
+  let touched: Set<string> | undefined;
 
   for (;;) {
     const response = await send(args, body);
@@ -121,7 +121,8 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
         ...(retryAfter === undefined ? {} : { retryAfter }),
       });
       const plan = args.adapter.planRetry(status, text, body);
-      if (plan === null || plan.fields.length === 0 || plan.fields.some((field) => touched.has(field))) throw error;
+      if (plan === null || plan.fields.length === 0 || plan.fields.some((field) => touched?.has(field) === true)) throw error;
+      touched ??= new Set();
       for (const field of plan.fields) touched.add(field);
       retried = true;
       changes.push(plan.change);

@@ -217,4 +217,19 @@ describe('createStreamDeadlines: one timer, set lazily', () => {
     expect(second.expired).toBeUndefined();
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it('counts from the time it is given when made later (the route makes them once the request left)', () => {
+    const onKeepalive = vi.fn();
+    const startedAt = performance.now();
+    vi.advanceTimersByTime(40);
+    const deadlines = createStreamDeadlines({ backend: 'lms', timeouts, keepaliveMs: 300, onKeepalive, startedAt });
+    vi.advanceTimersByTime(259);
+    expect(onKeepalive).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(onKeepalive).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(699);
+    expect(deadlines.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(deadlines.expired?.message).toContain('firstTokenMs');
+  });
 });

@@ -242,6 +242,13 @@ describe('tool_choice rewrites', () => {
     expect(kept.changes).toEqual([]);
   });
 
+  it('hands on a request with nothing to drop as it is, uncopied', () => {
+    for (const fields of [{}, { tools: [lockerTool] }, { tools: [lockerTool], tool_choice: 'auto' }, { tool_choice: null }]) {
+      const draft = draftOf(fields);
+      expect(dropOrphanToolChoice(draft, backend)).toBe(draft);
+    }
+  });
+
   it('turns a named function into required with only that tool', () => {
     const out = run(namedToolChoiceToRequired, named);
     expect(out.body.tool_choice).toBe('required');
@@ -396,6 +403,19 @@ describe('calls', () => {
     expect(keyed.url).toBe('http://127.0.0.1:8000/v1/chat/completions');
     expect(keyed.headers).toEqual({ authorization: 'Bearer k-1' });
     expect(bearerCall(draftOf({}), makeBackend('lmstudio', { url: 'http://127.0.0.1:1234/v1/' })).headers).toEqual({});
+  });
+
+  it("makes a backend's chat endpoint once, and anew when its URL or key is not the one it was made for", () => {
+    const info = makeBackend('vllm', { url: 'http://127.0.0.1:8000', apiKey: 'k-1' });
+    const first = bearerCall(draftOf({}), info);
+    const second = bearerCall(draftOf({}), info);
+    expect(second.url).toBe(first.url);
+    expect(second.headers).toBe(first.headers);
+    const rekeyed = { ...info, config: { ...info.config, apiKey: 'k-2' } };
+    expect(bearerCall(draftOf({}), rekeyed).headers).toEqual({ authorization: 'Bearer k-2' });
+    info.baseUrl = 'http://127.0.0.1:9000/v1';
+    expect(bearerCall(draftOf({}), info).url).toBe('http://127.0.0.1:9000/v1/chat/completions');
+    expect(first.headers).toEqual({ authorization: 'Bearer k-1' });
   });
 
   it('builds both Azure routes with the api-key header and never Authorization', () => {

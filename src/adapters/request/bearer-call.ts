@@ -13,8 +13,29 @@ export function bearerEndpoint(route: UpstreamRoute, backend: BackendInfo): Upst
   return { url: `${base}${route}`, headers };
 }
 
+interface KnownEndpoint {
+  baseUrl: string;
+  apiKey: string | undefined;
+  endpoint: UpstreamEndpoint;
+}
+
+/**
+ * Each backend's chat endpoint, made once (it depends on its config alone): made per request,
+ * its URL was a new string that the URL cache (dispatch-request.ts) had to flatten and hash
+ * again, beside a new headers object. Shared by the backend's calls, which only read it.
+ */
+const chatEndpoints = new WeakMap<BackendInfo, KnownEndpoint>();
+
+function chatEndpoint(backend: BackendInfo): UpstreamEndpoint {
+  const known = chatEndpoints.get(backend);
+  if (known !== undefined && known.baseUrl === backend.baseUrl && known.apiKey === backend.config.apiKey) return known.endpoint;
+  const endpoint = bearerEndpoint('chat/completions', backend);
+  chatEndpoints.set(backend, { baseUrl: backend.baseUrl, apiKey: backend.config.apiKey, endpoint });
+  return endpoint;
+}
+
 export function bearerCall(draft: RequestDraft, backend: BackendInfo): UpstreamCall {
-  const { url, headers } = bearerEndpoint('chat/completions', backend);
+  const { url, headers } = chatEndpoint(backend);
   // Written out, not `{ ...endpoint, body, changes }`: on Node 20 new keys after a spread take
   // V8's slow path (docs/architecture.md, "Rules for code here").
   return { url, headers, body: draft.body, changes: [...draft.changes] };

@@ -5,6 +5,10 @@
 import type { RequestRewrite } from './request-draft.js';
 
 export const dropOrphanToolChoice: RequestRewrite = (draft) => {
+  const { tools, tool_choice: toolChoice } = draft.body;
+  // Nearly every request has neither to drop: it goes on uncopied.
+  const emptyTools = Array.isArray(tools) && tools.length === 0;
+  if (!emptyTools && (tools != null || toolChoice == null)) return draft;
   const body = { ...draft.body };
   const changes = [...draft.changes];
   if (Array.isArray(body.tools) && body.tools.length === 0) {

@@ -3,6 +3,7 @@
  * the array is kept only where an image needs it. Parts are joined with a newline, as vLLM's
  * own template code joins them.
  */
+import { mapChanged } from './map-changed.js';
 import type { RequestRewrite } from './request-draft.js';
 import { contentParts, textPartSchema } from './content-part.js';
 
@@ -19,14 +20,12 @@ function textOnly(content: unknown): string | undefined {
 }
 
 export const flattenTextOnlyContent: RequestRewrite = (draft) => {
-  let changed = false;
-  const messages = draft.body.messages.map((message) => {
+  const messages = mapChanged(draft.body.messages, (message) => {
     const text = textOnly(message.content);
     if (text === undefined) return message;
-    changed = true;
     return { ...message, content: text };
   });
-  if (!changed) return draft;
+  if (messages === undefined) return draft;
   return {
     body: { ...draft.body, messages },
     changes: [...draft.changes, 'text-only array content sent as a string'],

@@ -4,6 +4,7 @@
  * and an empty text part is a turn of nothing. Parts of other types keep their order after the
  * images.
  */
+import { mapChanged } from './map-changed.js';
 import type { RequestRewrite } from './request-draft.js';
 import { contentParts, imagePartSchema, textPartSchema } from './content-part.js';
 import { sameJson } from './same-json.js';
@@ -34,14 +35,12 @@ function layout(content: unknown): unknown[] | undefined {
 }
 
 export const layoutImageContent: RequestRewrite = (draft) => {
-  let changed = false;
-  const messages = draft.body.messages.map((message) => {
+  const messages = mapChanged(draft.body.messages, (message) => {
     const laidOut = layout(message.content);
     if (laidOut === undefined || sameJson(laidOut, message.content)) return message;
-    changed = true;
     return { ...message, content: laidOut };
   });
-  if (!changed) return draft;
+  if (messages === undefined) return draft;
   return {
     body: { ...draft.body, messages },
     changes: [...draft.changes, 'image content laid out as one text part then the images'],

@@ -16,9 +16,34 @@ const usageSchema = z.object({
   prompt_tokens_details: z.object({ cached_tokens: count.nullish() }).nullish().catch(undefined),
 });
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/**
+ * The usage nearly every server sends (the three counts, no details), read field by field: the
+ * same judgement as usageSchema on exactly that shape, without zod's cost once per stream (its
+ * parse was about 1% of svir's busy time under load, most of it cold caches). Anything else
+ * (details, a count of another type) is usageSchema's to read; undefined then.
+ */
+function readPlainUsage(value: unknown): Usage | undefined {
+  if (!isRecord(value)) return undefined;
+  const { prompt_tokens, completion_tokens, total_tokens, completion_tokens_details, prompt_tokens_details } = value;
+  if (completion_tokens_details !== undefined || prompt_tokens_details !== undefined) return undefined;
+  if (!isCount(prompt_tokens) || !isCount(completion_tokens)) return undefined;
+  if (total_tokens !== undefined && total_tokens !== null && !isCount(total_tokens)) return undefined;
+  return { prompt_tokens, completion_tokens, total_tokens: total_tokens ?? prompt_tokens + completion_tokens };
+}
+
 /** Returns undefined when the value is not a usage object (null, or the counts are missing). */
 export function readUsage(value: unknown): Usage | undefined {
   if (value === null || value === undefined) return undefined;
+  const plain = readPlainUsage(value);
+  if (plain !== undefined) return plain;
   const parsed = usageSchema.safeParse(value);
   if (!parsed.success) return undefined;
   const { prompt_tokens, completion_tokens, total_tokens, completion_tokens_details, prompt_tokens_details } =

@@ -13,6 +13,7 @@ export function createSwappableRegistry(initial: ModelRegistry): SwappableRegist
   let inner = initial;
   return {
     resolve: (model) => inner.resolve(model),
+    resolveKnown: (model) => inner.resolveKnown?.(model),
     list: () => inner.list(),
     refresh: () => inner.refresh(),
     status: () => inner.status(),

@@ -53,6 +53,12 @@ export interface ModelRegistry {
   /** Every backend that can serve `model`, best first (up before down, then config order). */
   resolve(model: string): Promise<RouteCandidate[]>;
   /**
+   * What `resolve` would answer at once, without asking any server: the candidates of a model
+   * known now (a stale list is refreshed without making the request wait, as `resolve` does);
+   * undefined when `resolve` has to ask or to refuse. Saves a request the promise and its turn.
+   */
+  resolveKnown?(model: string): RouteCandidate[] | undefined;
+  /**
    * The chat models of every backend that answers (or has a config list), each id once, then
    * the aliases whose model is served. Discovered lists are filtered by name (is-chat-model.ts):
    * servers list embedding, speech and image models too. Configured lists are taken as written.
@@ -223,15 +229,28 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
     return status;
   }
 
+  /** The candidates when every list was had once and one serves `model` (a stale one is refreshed meanwhile). */
+  function known(model: string): RouteCandidate[] | undefined {
+    if (discovering.some((e) => e.checkedAt === undefined)) return undefined;
+    const found = candidates(model);
+    if (found.length === 0) return undefined;
+    // Known: serve now; a stale list is refreshed without making this request wait.
+    if (discovering.some(isStale)) void refreshStale();
+    return found;
+  }
+
   return {
+    resolveKnown: known,
+
     async resolve(model) {
+      const now = known(model);
+      if (now !== undefined) return now;
       // A backend whose list was never had may serve the model too (the same model on several
       // backends): ask those once before answering, or the first one known would take it all.
       const unasked = discovering.filter((e) => e.checkedAt === undefined);
       if (unasked.length > 0) await Promise.all(unasked.map(ask));
       let found = candidates(model);
       if (found.length > 0) {
-        // Known: serve now; a stale list is refreshed without making this request wait.
         if (discovering.some(isStale)) void refreshStale();
         return found;
       }

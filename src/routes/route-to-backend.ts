@@ -228,7 +228,8 @@ async function answer(
   summary.model = route.model;
   summary.stream = route.stream;
 
-  const found = await state.registry.resolve(route.model);
+  // A known model (nearly every request) is resolved at once, without a promise to await.
+  const found = state.registry.resolveKnown?.(route.model) ?? (await state.registry.resolve(route.model));
   if (found.length === 0) throw new SvirError('model_not_found', { param: 'model' });
   // A known name only: the label set stays bounded whatever clients send.
   recorder.setModel(route.model);

@@ -94,6 +94,27 @@ describe('createModelRegistry', () => {
     expect(d.asked).toEqual(['a', 'a']);
   });
 
+  it('answers a known model at once (resolveKnown), as resolve would, and undefined where resolve has to ask', async () => {
+    const d = discovery({ a: ['m'], b: ['m', 'n'] });
+    let now = 0;
+    const registry = createModelRegistry(config([A, B], { modelRefreshMs: 1000 }), { listModels: d.listModels, now: () => now });
+    // Lists never had: resolve asks first.
+    expect(registry.resolveKnown?.('m')).toBeUndefined();
+    expect(d.asked).toEqual([]);
+    const resolved = await registry.resolve('m');
+    const known = registry.resolveKnown?.('m');
+    expect(known?.map((c) => [c.backend.config.name, c.upstreamModel])).toEqual(resolved.map((c) => [c.backend.config.name, c.upstreamModel]));
+    expect(known?.map((c) => c.backend.config.name)).toEqual(['a', 'b']);
+    // A name no list has: resolve asks again, or refuses.
+    expect(registry.resolveKnown?.('unknown')).toBeUndefined();
+    // Stale lists are refreshed meanwhile, as resolve does.
+    now = 1500;
+    d.asked.length = 0;
+    expect(registry.resolveKnown?.('n')?.map((c) => c.backend.config.name)).toEqual(['b']);
+    await Promise.resolve();
+    expect(d.asked.sort()).toEqual(['a', 'b']);
+  });
+
   it('lists every answering backend once per model; a down backend does not fail the list', async () => {
     const d = discovery({ a: ['shared', 'only-a'], b: 'down' });
     const registry = createModelRegistry(

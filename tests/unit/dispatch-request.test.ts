@@ -60,6 +60,20 @@ function recorder(
   return sink;
 }
 
+/**
+ * An upstream that answers with one chunk of the chunked encoding per event, all in one segment:
+ * undici parses them in one run and calls its handler once per chunk.
+ */
+const serveInOneSegment = (events: readonly string[]): Promise<Upstream> =>
+  serve((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.socket?.cork();
+    for (const event of events) res.write(event);
+    res.end();
+    process.nextTick(() => res.socket?.uncork());
+  });
+
 const post = (upstream: Upstream, signal: AbortSignal, body = Buffer.from('{"a":1}')) =>
   dispatchRequest(upstream.agent, { url: upstream.url, method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
 
@@ -91,16 +105,7 @@ describe('dispatchRequest', () => {
 
   it('hands a reader that joins the pieces of one socket read as one read, before the end; one by one otherwise', async () => {
     const events = ['data: 1\n\n', 'data: 2\n\n', 'data: 3\n\n', 'data: [DONE]\n\n'];
-    const upstream = await serve((req, res) => {
-      req.resume();
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      // One chunk of the chunked encoding per event, all in one segment: undici parses them in
-      // one run and calls its handler once per chunk.
-      res.socket?.cork();
-      for (const event of events) res.write(event);
-      res.end();
-      process.nextTick(() => res.socket?.uncork());
-    });
+    const upstream = await serveInOneSegment(events);
     const joined = recorder(
       () => true,
       () => true,
@@ -121,14 +126,7 @@ describe('dispatchRequest', () => {
 
   it('joined reads of any size, one after another, each hold their own bytes', async () => {
     const events = Array.from({ length: 300 }, (_, i) => `data: ${String(i).padStart(4, '0')}${'é'.repeat(400)}\n\n`);
-    const upstream = await serve((req, res) => {
-      req.resume();
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.socket?.cork();
-      for (const event of events) res.write(event);
-      res.end();
-      process.nextTick(() => res.socket?.uncork());
-    });
+    const upstream = await serveInOneSegment(events);
     for (let i = 0; i < 3; i++) {
       const sink = recorder(
         () => true,

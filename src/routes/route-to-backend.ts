@@ -108,12 +108,9 @@ export interface BackendRoute {
   lateError?(err: unknown): string;
 }
 
-/** Headers every routed answer carries once the backend is known. */
-export function svirHeaders(backend: string, changes: readonly string[]): Record<string, string> {
-  const headers: Record<string, string> = { 'x-svir-backend': backend };
-  // A comma-separated list, omitted when svir changed nothing.
-  if (changes.length > 0) headers['x-svir-changes'] = changes.map((c) => headerSafe(c.replace(/[\r\n,]+/g, ' ').trim())).join(', ');
-  return headers;
+/** `x-svir-changes`: what svir changed, as a comma-separated list of header-safe phrases. */
+function changesHeader(changes: readonly string[]): string {
+  return changes.map((c) => headerSafe(c.replace(/[\r\n,]+/g, ' ').trim())).join(', ');
 }
 
 /**
@@ -140,11 +137,9 @@ function setSvirHeaders(scope: RequestScope, backend: string, changes: readonly 
   const { reply } = scope;
   if (scope.changesHeader) reply.removeHeader('x-svir-changes');
   reply.header('x-svir-backend', backend);
-  scope.changesHeader = false;
-  if (changes.length === 0) return;
-  const listed = svirHeaders(backend, changes)['x-svir-changes'];
-  scope.changesHeader = listed !== undefined;
-  if (listed !== undefined) reply.header('x-svir-changes', listed);
+  // Omitted when svir changed nothing.
+  scope.changesHeader = changes.length > 0;
+  if (scope.changesHeader) reply.header('x-svir-changes', changesHeader(changes));
 }
 
 function sameChanges(a: readonly string[], b: readonly string[]): boolean {

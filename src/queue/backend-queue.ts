@@ -111,22 +111,24 @@ export function createBackendQueue(backend: string, initialLimits: QueueLimits, 
     }
   }
 
+  /** A free slot, taken only when nobody is waiting: a newcomer does not overtake the queue. */
+  function takeFreeSlot(): QueueTicket | undefined {
+    if (active >= limits.maxConcurrent || waiters.length > 0) return undefined;
+    active += 1;
+    return makeTicket(0);
+  }
+
   return {
     backend,
 
     tryAcquire(signal?: AbortSignalLike): QueueTicket | undefined {
-      if (signal?.aborted === true || active >= limits.maxConcurrent || waiters.length > 0) return undefined;
-      active += 1;
-      return makeTicket(0);
+      return signal?.aborted === true ? undefined : takeFreeSlot();
     },
 
     acquire(signal?: AbortSignalLike): Promise<QueueTicket> {
       if (signal?.aborted) return Promise.reject(abortReason(signal));
-      // A newcomer takes a free slot only when nobody is waiting: no overtaking the queue.
-      if (active < limits.maxConcurrent && waiters.length === 0) {
-        active += 1;
-        return Promise.resolve(makeTicket(0));
-      }
+      const free = takeFreeSlot();
+      if (free !== undefined) return Promise.resolve(free);
       if (waiters.length >= limits.maxQueue) {
         return Promise.reject(
           new SvirError('backend_unavailable', {

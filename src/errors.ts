@@ -136,9 +136,54 @@ export function toSvirError(err: unknown): SvirError {
   return new SvirError('internal_error', { cause: err });
 }
 
-/** Turns any failure into the one error shape: the only way an error leaves svir. */
-export function toErrorResponse(err: unknown): ErrorResponse {
-  const svirError = toSvirError(err);
+/**
+ * A route's own name for a field of the chat request it is served over. The chat pipeline
+ * (adapters, the backend's answer) names chat fields in `param` (`messages`, `max_tokens`); a
+ * route over it (/v1/responses, /v1/messages) answers in its client's vocabulary instead
+ * (`input`, `max_output_tokens`). null: the route has no such field to name.
+ */
+export type ParamVocabulary = (chatParam: string) => string | null;
+
+/** The field a param path starts with: `messages[2].content` → `messages`. */
+function headField(param: string): string {
+  const end = param.search(/[.[]/);
+  return end === -1 ? param : param.slice(0, end);
+}
+
+/**
+ * A vocabulary from a table keyed by chat field. A path under a field in the table is named by
+ * the route's field alone (`messages[2].content` → `input`: the two lists are not numbered
+ * alike); a field not in the table is the route's too and is kept as it is.
+ */
+export function paramVocabulary(table: Readonly<Record<string, string | null>>): ParamVocabulary {
+  return (chatParam) => {
+    const head = headField(chatParam);
+    return Object.hasOwn(table, head) ? (table[head] ?? null) : chatParam;
+  };
+}
+
+/** The error with its param in the route's vocabulary; anything else as it is. */
+export function inVocabulary(err: unknown, vocabulary: ParamVocabulary): unknown {
+  if (!(err instanceof SvirError) || err.param === null) return err;
+  const param = vocabulary(err.param);
+  if (param === err.param) return err;
+  return new SvirError(err.code, {
+    message: err.message,
+    param,
+    source: err.source,
+    ...(err.retryAfter === undefined ? {} : { retryAfter: err.retryAfter }),
+    ...(err.backend === undefined ? {} : { backend: err.backend }),
+    retryable: err.retryable,
+    cause: err.cause,
+  });
+}
+
+/**
+ * Turns any failure into the one error shape: the only way an error leaves svir. A route
+ * served over the chat pipeline passes its vocabulary, so that `param` names its own field.
+ */
+export function toErrorResponse(err: unknown, vocabulary?: ParamVocabulary): ErrorResponse {
+  const svirError = toSvirError(vocabulary === undefined ? err : inVocabulary(err, vocabulary));
 
   const headers: Record<string, string> = { 'x-svir-error-source': svirError.source };
   if (svirError.retryAfter !== undefined) headers['retry-after'] = svirError.retryAfter;

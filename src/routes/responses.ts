@@ -20,6 +20,7 @@ import type { InputItem } from '../responses/input-item.js';
 import { outputAsInput } from '../responses/output-as-input.js';
 import { readInputItems } from '../responses/read-input-items.js';
 import { resolveInputItems } from '../responses/resolve-input-items.js';
+import { responsesParams } from '../responses/responses-params.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../responses/responses-request.js';
 import { toChatRequest, type TranslatedRequest } from '../responses/to-chat-request.js';
 import { toResponseItems } from '../responses/to-response-items.js';
@@ -107,6 +108,7 @@ function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
   return {
     model: chat.model,
     stream: chat.stream,
+    params: responsesParams,
     prepare(target) {
       const prepared = chat.prepare(target);
       // Nothing of the Responses request was dropped or changed (the common case): the chat attempt's changes as they are.

@@ -20,7 +20,7 @@ import type { Balancer } from '../balance/create-balancer.js';
 import { isBackendDownError } from '../balance/is-backend-down-error.js';
 import { runWithFailover } from '../balance/run-with-failover.js';
 import type { BackendType, Config } from '../config/schema.js';
-import { SvirError, toErrorResponse } from '../errors.js';
+import { inVocabulary, SvirError, toErrorResponse, type ParamVocabulary } from '../errors.js';
 import type { SvirMetrics } from '../metrics/create-metrics.js';
 import { RequestAbortController } from '../request-abort-controller.js';
 import { createRequestRecorder, type RecordedFinish, type RequestRecorder } from '../metrics/request-recorder.js';
@@ -106,6 +106,11 @@ export interface BackendRoute {
   prepare(target: AttemptTarget): PreparedCall;
   /** The bytes that end a committed stream with this error; a chat error event by default. */
   lateError?(err: unknown): string;
+  /**
+   * The route's names for the chat fields its attempts' errors name (an adapter's refusal, the
+   * backend's answer): applied to every error that leaves them. The chat route has none.
+   */
+  params?: ParamVocabulary;
 }
 
 /** `x-svir-changes`: what svir changed, as a comma-separated list of header-safe phrases. */
@@ -259,7 +264,8 @@ async function answer(
         );
       },
     });
-  } catch (err) {
+  } catch (caught) {
+    const err = route.params === undefined ? caught : inVocabulary(caught, route.params);
     if (abort.signal.reason instanceof ClientGoneError) {
       // Nobody to answer: keep Fastify from writing to a closed socket.
       summary.error = { code: 'client_closed', message: 'the client closed the connection', source: 'proxy' };

@@ -15,6 +15,7 @@
 # Results:  $REALPEERS/llama.cpp/build/bin/llama-server
 #           $REALPEERS/models/tiny-qwen3-chatml.gguf            (calls tools only under a grammar)
 #           $REALPEERS/models/tiny-qwen3-chatml-toolaware.gguf  (also calls with tool_choice auto)
+#           $REALPEERS/models/tiny-<format>.gguf  (one per chat format of tiny_formats.py: gpt-oss, ...)
 # Needs: cmake, g++, make, git, python3 with numpy and PyYAML. Missing ones are installed with
 # apt-get when this runs as root on Debian/Ubuntu; otherwise it stops and names them.
 set -euo pipefail
@@ -126,8 +127,9 @@ if [ -z "$PY" ]; then
   "$PY" -c 'import numpy, yaml' || die "python3 still cannot import numpy and yaml"
 fi
 gen=$here/make-tiny-model.py
-# The models are made again when the maker or the llama.cpp source (its gguf-py, its template) changes.
-stamp=$( { sha256sum "$gen" | cut -c1-64; echo "$COMMIT"; } | sha256sum | cut -c1-16)
+# The models are made again when the maker (and its format table) or the llama.cpp source (its
+# gguf-py, its templates) changes: a hash of them is stamped beside each model.
+stamp=$( { sha256sum "$gen" "$here/tiny_formats.py" | cut -c1-64; echo "$COMMIT"; } | sha256sum | cut -c1-16)
 for variant in "" "-toolaware"; do
   out=$R/models/tiny-qwen3-chatml$variant.gguf
   if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ] && [ -z "${FORCE_MODEL:-}" ]; then
@@ -136,6 +138,21 @@ for variant in "" "-toolaware"; do
     flag=(); [ -n "$variant" ] && flag=(--tool-aware)
     PYTHONPATH="$LC/gguf-py${PYTHONPATH:+:$PYTHONPATH}" "$PY" "$gen" --llama-dir "$LC" --out "$out" --check "${flag[@]}"
     echo "$stamp" > "$out.stamp"
+  fi
+done
+
+# One model per chat format (scripts/real-llama/tiny_formats.py): a few seconds each, no self-check
+# (the suite is the check). The template's own hash goes into the stamp too.
+formats=$(PYTHONPATH="$LC/gguf-py${PYTHONPATH:+:$PYTHONPATH}" "$PY" "$gen" --list-formats)
+for format in $formats; do
+  out=$R/models/tiny-$format.gguf
+  tpl=$("$PY" "$gen" --llama-dir "$LC" --template-of "$format")
+  fstamp=$( { echo "$stamp"; sha256sum "$tpl" | cut -c1-64; } | sha256sum | cut -c1-16)
+  if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$fstamp" ] && [ -z "${FORCE_MODEL:-}" ]; then
+    log "model already there: $out"
+  else
+    PYTHONPATH="$LC/gguf-py${PYTHONPATH:+:$PYTHONPATH}" "$PY" "$gen" --llama-dir "$LC" --out "$out" --format "$format"
+    echo "$fstamp" > "$out.stamp"
   fi
 done
 

@@ -7,6 +7,7 @@ import type { ChatRequest } from '../chat-request.js';
 import type { BackendConfig, BackendType } from '../config/schema.js';
 import type { SvirError } from '../errors.js';
 import type { Part, SseEvent } from '../normalize/parts.js';
+import type { ReasoningMarkers } from '../normalize/think-tag-splitter.js';
 
 /** A backend as the router knows it at the time of the request. */
 export interface BackendInfo {
@@ -46,6 +47,11 @@ export interface StreamContext {
    * else its type's default (reasoningTagsOf).
    */
   reasoningTags: ReasoningTags;
+  /**
+   * The marker pairs a reasoning block in content may open with (the adapter's
+   * `reasoningMarkers`); absent: `<think>` alone.
+   */
+  reasoningMarkers?: readonly [ReasoningMarkers, ...ReasoningMarkers[]];
   /**
    * The request as sent turned reasoning off (`reasoning_effort: "none"`, `enable_thinking:
    * false`, ...): a template that opens `<think>` did not, so `open` reads as `auto`.
@@ -114,6 +120,11 @@ export interface Adapter {
    * models never write them (Azure OpenAI), else `auto` (absent).
    */
   readonly defaultReasoningTags?: ReasoningTags;
+  /**
+   * The markers a reasoning block in this type's content may come in, `<think>` first (its
+   * `open` mode's): a server that leaves other families' markers in content names them here.
+   */
+  readonly reasoningMarkers?: readonly [ReasoningMarkers, ...ReasoningMarkers[]];
   /** Rewrite the client's request for this backend; `upstreamModel` is the id the server knows. */
   toUpstream(request: ChatRequest, backend: BackendInfo, upstreamModel: string): ToUpstreamResult;
   /** Read one SSE event of the upstream stream into neutral parts. */

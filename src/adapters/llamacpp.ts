@@ -3,7 +3,8 @@
  * not a named function, so a named function goes as `required` with only that tool; under
  * `none` the model writes a call all the same and the parser fails the stream, so `none` sends
  * no tools; without its image projector an image is a 500, so svir refuses it first when the
- * backend is known to have none. Its error chunk, null first content, and
+ * backend is known to have none. With `--reasoning-format none` its parsers leave each family's
+ * reasoning markers in content, not only `<think>` (LLAMACPP_REASONING_MARKERS). Its error chunk, null first content, and
  * `exceed_context_size_error` are read by the generic reader and the error mapper.
  */
 import type { Adapter } from './adapter.js';
@@ -21,11 +22,13 @@ import { namedToolChoiceToRequired } from './request/named-tool-choice-to-requir
 import { rejectImagesUnless } from './request/reject-images-unless.js';
 import { toolChoiceNoneDropsTools } from './request/tool-choice-none-drops-tools.js';
 import { planOptionalFieldRetry } from './retry/plan-optional-field-retry.js';
+import { LLAMACPP_REASONING_MARKERS } from './stream/llamacpp-reasoning-markers.js';
 
 export const llamacppAdapter: Adapter = {
   type: 'llamacpp',
   // Both routes (embeddings with `--embeddings`); its /v1/completions refuses `suffix` ("Unsupported param: suffix").
   legacy: { completions: { suffix: false, promptList: true }, embeddings: true },
+  reasoningMarkers: LLAMACPP_REASONING_MARKERS,
   endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [

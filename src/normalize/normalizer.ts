@@ -100,7 +100,7 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
     this.ctx = ctx;
     this.deps = deps;
     const tags = thinkTagMode(ctx);
-    this.splitter = tags === undefined ? undefined : new ThinkTagSplitter(tags);
+    this.splitter = tags === undefined ? undefined : new ThinkTagSplitter(tags, ctx.reasoningMarkers);
     this.tools = new ToolCallAssembler(wholeToolNames(ctx.toolNames), () => deps.makeId('call'));
     this.into = this.own;
   }

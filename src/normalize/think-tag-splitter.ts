@@ -12,6 +12,10 @@
  * Once the answer began, nothing more is ever split: `answering` tells the caller it may hand
  * content straight on and drop the splitter, so the common piece costs it nothing. Output goes
  * to a sink object instead of returned arrays: the normalizer is the sink.
+ *
+ * `<think>` is one pair of markers among others: a stream's context may name more (a server
+ * that leaves other families' markers in content, docs/llamacpp-real.md), and the block opens
+ * with whichever pair's opening marker starts the answer and ends at that pair's closing one.
  */
 
 export interface ThinkTagSink {
@@ -19,8 +23,13 @@ export interface ThinkTagSink {
   onReasoningText(text: string): void;
 }
 
-const OPEN = '<think>';
-const CLOSE = '</think>';
+/** The markers around a reasoning block that opens the answer. */
+export interface ReasoningMarkers {
+  open: string;
+  close: string;
+}
+
+export const THINK_TAGS: ReasoningMarkers = { open: '<think>', close: '</think>' };
 
 const enum Phase {
   /** Nothing but whitespace so far: a `<think>` here opens reasoning. */
@@ -41,14 +50,20 @@ export class ThinkTagSplitter {
   private phase: Phase;
   /** The end of the last piece that may be the start of the next marker. */
   private held = '';
+  /** The pair whose opening marker opened the block (the first pair until one did). */
+  private pair: ReasoningMarkers;
 
   /**
    * `auto`: answer, unless it opens with `<think>`. `open`: the chat template opened the tag
    * itself, so the stream starts inside reasoning and the marker to expect is `</think>` (a
    * `<think>` the model writes itself at the start is only that marker again).
    */
-  constructor(mode: 'auto' | 'open') {
+  constructor(
+    mode: 'auto' | 'open',
+    private readonly markers: readonly [ReasoningMarkers, ...ReasoningMarkers[]] = [THINK_TAGS],
+  ) {
     this.phase = mode === 'open' ? Phase.OpenLead : Phase.Lead;
+    this.pair = markers[0];
   }
 
   /** The answer began: every later piece is answer text, and the splitter has nothing to do. */
@@ -85,17 +100,22 @@ export class ThinkTagSplitter {
       this.emitLead(text, sink);
       return;
     }
-    if (text.startsWith(OPEN, start)) {
+    // In `open` mode the template opened the first pair: only its marker counts, again.
+    const pairs = this.phase === Phase.OpenLead ? [this.pair] : this.markers;
+    for (const pair of pairs) {
+      if (!text.startsWith(pair.open, start)) continue;
       if (start > 0) this.emitLead(text.slice(0, start), sink);
       this.phase = Phase.Inside;
-      const after = start + OPEN.length;
+      this.pair = pair;
+      const after = start + pair.open.length;
       if (after < text.length) this.scanInside(text.slice(after), sink);
       return;
     }
-    if (text.length - start < OPEN.length && OPEN.startsWith(text.slice(start))) {
+    const rest = text.slice(start);
+    if (pairs.some((pair) => rest.length < pair.open.length && pair.open.startsWith(rest))) {
       // `<thi`: maybe the marker, maybe text; the next piece tells.
       if (start > 0) this.emitLead(text.slice(0, start), sink);
-      this.held = text.slice(start);
+      this.held = rest;
       return;
     }
     if (this.phase === Phase.OpenLead) {
@@ -113,19 +133,21 @@ export class ThinkTagSplitter {
   }
 
   private scanInside(text: string, sink: ThinkTagSink): void {
-    const at = text.indexOf(CLOSE);
+    const close = this.pair.close;
+    const at = text.indexOf(close);
     if (at !== -1) {
       if (at > 0) sink.onReasoningText(text.slice(0, at));
       this.phase = Phase.Answer;
-      const after = at + CLOSE.length;
+      const after = at + close.length;
       // What the server sent after the marker (`"\n\n"` too) is answer text and stays.
       if (after < text.length) sink.onAnswerText(text.slice(after));
       return;
     }
-    // Only a suffix starting at the last `<` can be the marker's start: it holds one `<`.
-    const last = text.lastIndexOf('<');
+    // Only a suffix starting at the last `<` (the marker's first character) can be the marker's
+    // start: the closing markers hold it once.
+    const last = text.lastIndexOf(close.charAt(0));
     let keepFrom = text.length;
-    if (last !== -1 && text.length - last < CLOSE.length && CLOSE.startsWith(text.slice(last))) keepFrom = last;
+    if (last !== -1 && text.length - last < close.length && close.startsWith(text.slice(last))) keepFrom = last;
     if (keepFrom > 0) sink.onReasoningText(keepFrom === text.length ? text : text.slice(0, keepFrom));
     if (keepFrom < text.length) this.held = text.slice(keepFrom);
   }

@@ -33,6 +33,7 @@ export function buildStreamContext(
     logprobs: request.logprobs === true,
     structuredOutput: format === 'json_schema' || format === 'json_object',
     reasoningTags: reasoningTagsOf(backend.config, adapter),
+    ...(adapter.reasoningMarkers === undefined ? {} : { reasoningMarkers: adapter.reasoningMarkers }),
     reasoningOff: turnsReasoningOff(sent, backend.config.effortTemplateKey),
     reasoningField: config.reasoning.field,
     // A server's error inside the stream may echo the key it was sent, as its HTTP errors may.

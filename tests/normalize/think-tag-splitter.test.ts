@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ThinkTagSplitter, type ThinkTagSink } from '../../src/normalize/think-tag-splitter.js';
+import { LLAMACPP_REASONING_MARKERS } from '../../src/adapters/stream/llamacpp-reasoning-markers.js';
+import { ThinkTagSplitter, type ReasoningMarkers, type ThinkTagSink } from '../../src/normalize/think-tag-splitter.js';
 
 type Segment = ['answer' | 'reasoning', string];
 
 /** Runs pieces through a splitter; adjacent text of one kind is joined, as the normalizer does. */
-function split(mode: 'auto' | 'open', pieces: string[]): Segment[] {
+function split(mode: 'auto' | 'open', pieces: string[], markers?: readonly [ReasoningMarkers, ...ReasoningMarkers[]]): Segment[] {
   const segments: Segment[] = [];
   const add = (kind: Segment[0], text: string): void => {
     expect(text).not.toBe('');
@@ -16,7 +17,7 @@ function split(mode: 'auto' | 'open', pieces: string[]): Segment[] {
     onAnswerText: (text) => add('answer', text),
     onReasoningText: (text) => add('reasoning', text),
   };
-  const splitter = new ThinkTagSplitter(mode);
+  const splitter = new ThinkTagSplitter(mode, markers);
   for (const piece of pieces) splitter.push(piece, sink);
   splitter.end(sink);
   return segments;
@@ -165,5 +166,58 @@ describe('ThinkTagSplitter (open)', () => {
         ['answer', 'x<think>r2</think>'],
       ]);
     }
+  });
+});
+
+describe('ThinkTagSplitter with more marker pairs (llama.cpp --reasoning-format none)', () => {
+  it.each([
+    ['<think>', '</think>'],
+    ['[THINK]', '[/THINK]'],
+    ['<|channel|>analysis<|message|>', '<|end|>'],
+  ])('splits a block opened by %s and closed by %s, the markers cut anywhere', (open, close) => {
+    for (const pieces of everyCut(`${open}r${close}a`)) {
+      expect(split('auto', pieces, LLAMACPP_REASONING_MARKERS), JSON.stringify(pieces)).toEqual([
+        ['reasoning', 'r'],
+        ['answer', 'a'],
+      ]);
+    }
+  });
+
+  it('closes a block only with its own pair\'s marker: another family\'s is reasoning text', () => {
+    expect(split('auto', ['[THINK]a</think>b<|end|>c[/THINK]d'], LLAMACPP_REASONING_MARKERS)).toEqual([
+      ['reasoning', 'a</think>b<|end|>c'],
+      ['answer', 'd'],
+    ]);
+  });
+
+  it('reads the markers after the answer began, or a marker nothing opened, as answer text', () => {
+    for (const text of ['a[THINK]b[/THINK]c', '[/THINK]a', '<|end|>a', 'x<|channel|>analysis<|message|>y']) {
+      for (const pieces of everyCut(text)) {
+        expect(split('auto', pieces, LLAMACPP_REASONING_MARKERS), JSON.stringify(pieces)).toEqual([['answer', text]]);
+      }
+    }
+  });
+
+  it('keeps the text after a closing marker, as it came (gpt-oss: the answer at once; GLM: a newline first)', () => {
+    expect(split('auto', ['<|channel|>analysis', '<|message|>', 'Okay', '<|end|>', 'Hello'], LLAMACPP_REASONING_MARKERS)).toEqual([
+      ['reasoning', 'Okay'],
+      ['answer', 'Hello'],
+    ]);
+    expect(split('auto', ['<think>', 'Okay', '</think>', '\n', 'Hello'], LLAMACPP_REASONING_MARKERS)).toEqual([
+      ['reasoning', 'Okay'],
+      ['answer', '\nHello'],
+    ]);
+  });
+
+  it('in open mode reads only the first pair (the template opened <think>): a leading [THINK] is reasoning text', () => {
+    expect(split('open', ['[THINK]r</think>a'], LLAMACPP_REASONING_MARKERS)).toEqual([
+      ['reasoning', '[THINK]r'],
+      ['answer', 'a'],
+    ]);
+  });
+
+  it('gives a marker begun and never finished back as text of its kind at the end', () => {
+    expect(split('auto', ['[THI'], LLAMACPP_REASONING_MARKERS)).toEqual([['answer', '[THI']]);
+    expect(split('auto', ['[THINK]r[/TH'], LLAMACPP_REASONING_MARKERS)).toEqual([['reasoning', 'r[/TH']]);
   });
 });

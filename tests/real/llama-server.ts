@@ -23,6 +23,11 @@ export const MODELS = {
   toolAware: join(realpeersDir(), 'models', 'tiny-qwen3-chatml-toolaware.gguf'),
 } as const;
 
+/** The tiny model of one chat format (scripts/real-llama/tiny_formats.py): `tiny-<format>.gguf`. */
+export function formatModel(format: string): string {
+  return join(realpeersDir(), 'models', `tiny-${format}.gguf`);
+}
+
 /** The context every variant runs with: the two-tool prompt is ~270 tokens of it. */
 export const N_CTX = 512;
 

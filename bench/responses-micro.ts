@@ -54,10 +54,11 @@ function inputOf(request: ResponsesRequest): InputItem[] {
   return resolveInputItems(readInputItems(raw), () => undefined);
 }
 
-function translator(request: ResponsesRequest): ResponsesTranslator {
+function translator(request: ResponsesRequest): ResponsesTranslator<string> {
   return createResponsesTranslator(
     { id: makeId('resp'), model: request.model, echo: echoRequest(request), origins: new Map(), reasoningField: 'reasoning_content' },
     { makeItemId: makeId, now: () => 1_760_000_000_000 },
+    'text',
   );
 }
 
@@ -76,14 +77,14 @@ const STAGES: Record<string, () => unknown> = {
   },
   'responses: 67 chunks as events': () => {
     const t = translator(readRequest());
-    return t.pushTexts(CHUNKS) + t.finishText();
+    return t.pushAll(CHUNKS) + t.finish();
   },
   'responses: 67 chunks as events, stored': () => {
     const request = readRequest();
     const input = inputOf(request);
     const t = translator(request);
-    t.pushTexts(CHUNKS);
-    t.finishText();
+    t.pushAll(CHUNKS);
+    t.finish();
     const response = t.response();
     return store.put({ response, input: withItemIds(input, makeId), output: outputAsInput(response.output) }, t.responseJson());
   },

@@ -2,23 +2,18 @@
  * One Responses stream event on the wire: `event: <type>` and one `data:` line (JSON escapes
  * every line break inside a string), LF ends.
  *
- * The deltas (one or two per token) are written without an event object: the JSON before the
- * text is two constant pieces around the sequence number and the part's place (made once per
- * part), and only the text is serialized. The bytes are those JSON.stringify gives for the
- * translator's event literals, whose key order they follow (tested on every fixture).
+ * Speed, for the wire text sink (responses-text-sink.ts): the deltas (one or two per token) are
+ * written without an event object: the JSON before the text is two constant pieces around the
+ * sequence number and the part's place (made once per part), and only the text is serialized.
+ * The events that repeat JSON already made (an item, the response) take it as it is. The bytes
+ * are those JSON.stringify gives for the event literals of responses-stream-sink.ts, whose key
+ * order they follow (tested on every fixture).
  */
-import type { ResponsesEvent } from './response-object.js';
+import type { DeltaType, ResponseEventType, ResponsesEvent } from './responses-event.js';
 
 export function encodeResponsesEvent(event: ResponsesEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
-
-export type DeltaType =
-  | 'response.output_text.delta'
-  | 'response.refusal.delta'
-  | 'response.reasoning_summary_text.delta'
-  | 'response.reasoning_text.delta'
-  | 'response.function_call_arguments.delta';
 
 /**
  * The JSON between a delta's sequence number and its text: the item, its output index and,
@@ -49,8 +44,6 @@ export function encodeDelta(type: DeltaType, sequence: number, place: string, de
   return `${HEADS[type]}${sequence}${place}${JSON.stringify(delta)}${type === 'response.output_text.delta' ? TEXT_TAIL : '}\n\n'}`;
 }
 
-export type ResponseEventType = 'response.created' | 'response.in_progress' | 'response.completed' | 'response.incomplete' | 'response.failed';
-
 /** An event that carries the whole response, given as its JSON. */
 export function encodeResponseEvent(type: ResponseEventType, sequence: number, response: string): string {
   return `event: ${type}\ndata: {"type":"${type}","sequence_number":${sequence},"response":${response}}\n\n`;
@@ -63,12 +56,20 @@ export function encodeItemDoneEvent(sequence: number, outputIndex: number, item:
 
 /**
  * A message part's two closing events, `output_text.done` (or `refusal.done`) and
- * `content_part.done`, with its whole text serialized once for both.
+ * `content_part.done` (sequence numbers `sequence` and `next`), with its whole text serialized
+ * once for both.
  */
-export function encodePartDone(kind: 'text' | 'refusal', sequence: number, itemId: string, outputIndex: number, contentIndex: number, text: string): string {
+export function encodePartDone(
+  kind: 'text' | 'refusal',
+  sequence: number,
+  next: number,
+  itemId: string,
+  outputIndex: number,
+  contentIndex: number,
+  text: string,
+): string {
   const at = `"item_id":${JSON.stringify(itemId)},"output_index":${outputIndex},"content_index":${contentIndex}`;
   const json = JSON.stringify(text);
-  const next = sequence + 1;
   if (kind === 'text') {
     return (
       `event: response.output_text.done\ndata: {"type":"response.output_text.done","sequence_number":${sequence},${at},"text":${json},"logprobs":[]}\n\n` +

@@ -1,7 +1,7 @@
 /**
  * The Responses shapes svir sends (field names as the `openai` package's types have them:
- * node_modules/openai/resources/responses/responses.d.ts): the output items, the response
- * object and the stream events.
+ * node_modules/openai/resources/responses/responses.d.ts): the output items and the response
+ * object. The stream events are responses-event.ts.
  */
 
 export interface OutputTextPart {
@@ -92,6 +92,3 @@ export interface ResponseObject extends ResponseEcho {
   incomplete_details: { reason: 'max_output_tokens' | 'content_filter' } | null;
   usage?: ResponseUsage;
 }
-
-/** One stream event: `type`, `sequence_number` (from 0) and the event's own fields. */
-export type ResponsesEvent = { type: string; sequence_number: number } & Record<string, unknown>;

@@ -14,7 +14,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { SvirError } from '../errors.js';
-import { createResponsesTranslator, type ResponsesTranslator } from '../responses/create-responses-translator.js';
+import { createResponsesTranslator } from '../responses/create-responses-translator.js';
 import { echoRequest } from '../responses/echo-request.js';
 import type { InputItem } from '../responses/input-item.js';
 import { outputAsInput } from '../responses/output-as-input.js';
@@ -29,7 +29,7 @@ import type { ResponseStore } from '../store/create-response-store.js';
 import { chatRoute, type ChatRouteDeps } from './chat-completions.js';
 import { invalidRequestError } from './invalid-request-error.js';
 import { routeToBackend, type BackendRoute } from './route-to-backend.js';
-import { failureOf, responsesSender, type KeepResponse } from './send-responses.js';
+import { failureOf, responsesSender, type KeepResponse, type MakeTranslator } from './send-responses.js';
 
 export type ResponsesIdKind = 'response' | 'msg' | 'rs' | 'fc' | 'fco';
 
@@ -65,13 +65,14 @@ function inputOf(request: ResponsesRequest): unknown[] {
  * A fresh translator per attempt. Made apart from responsesRoute so that what an open stream
  * keeps is what the response repeats (echo, model, tool origins), not the whole request.
  */
-function translatorMaker(deps: ResponsesRouteDeps, id: string, request: ResponsesRequest, origins: TranslatedRequest['origins']): () => ResponsesTranslator {
+function translatorMaker(deps: ResponsesRouteDeps, id: string, request: ResponsesRequest, origins: TranslatedRequest['origins']): MakeTranslator {
   const model = request.model;
   const echo = echoRequest(request);
-  return () =>
+  return (output) =>
     createResponsesTranslator(
       { id, model, echo, origins, reasoningField: deps.current().config.reasoning.field },
       { makeItemId: (kind) => deps.makeResponsesId(kind), now: deps.now },
+      output,
     );
 }
 
@@ -124,8 +125,8 @@ function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
     // Keepalives committed the stream and then the attempt failed: the response still opens and
     // fails in Responses events, never a chat error event.
     lateError(err) {
-      const translator = makeTranslator();
-      const text = translator.failText(failureOf(err));
+      const translator = makeTranslator('text');
+      const text = translator.fail(failureOf(err));
       keep?.(translator.response(), translator.responseJson());
       return text;
     },

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { expectResponsesStream } from '../responses/expect-responses-stream.js';
-import type { ResponsesEvent } from '../../src/responses/response-object.js';
+import type { WireEvent } from '../responses/wire-event.js';
 import { received, startSvir, SVIR_KEY, type SvirRig } from './backends-rig.js';
 
 const fixture = (name: string): Record<string, unknown> =>
@@ -41,7 +41,7 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) => 
 });
 const usage = { id: 'chatcmpl-codex', object: 'chat.completion.chunk', created: 1_796_135_011, model: MODEL, choices: [], usage: { prompt_tokens: 9000, completion_tokens: 40, total_tokens: 9040 } };
 
-async function post(body: Record<string, unknown>): Promise<{ headers: Headers; events: ResponsesEvent[] }> {
+async function post(body: Record<string, unknown>): Promise<{ headers: Headers; events: WireEvent[] }> {
   const response = await fetch(`${svir.url}/v1/responses`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${SVIR_KEY}` },
@@ -52,11 +52,11 @@ async function post(body: Record<string, unknown>): Promise<{ headers: Headers; 
   const events = text
     .split('\n\n')
     .filter((block) => block.startsWith('event: '))
-    .map((block) => JSON.parse(block.split('\n')[1]?.slice('data: '.length) ?? '') as ResponsesEvent);
+    .map((block) => JSON.parse(block.split('\n')[1]?.slice('data: '.length) ?? '') as WireEvent);
   return { headers: response.headers, events };
 }
 
-const doneItems = (events: readonly ResponsesEvent[]): unknown[] =>
+const doneItems = (events: readonly WireEvent[]): unknown[] =>
   events.filter((event) => event.type === 'response.output_item.done').map((event) => event['item']);
 
 describe('Codex CLI turn 1 (the prompt)', () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
-import type { ResponsesEvent } from '../../src/responses/response-object.js';
+import type { WireEvent } from '../responses/wire-event.js';
 import { expectResponsesStream } from '../responses/expect-responses-stream.js';
 import { startSvir, SVIR_KEY, type SvirRig } from './backends-rig.js';
 
@@ -48,11 +48,11 @@ async function post(body: Record<string, unknown>): Promise<{ status: number; te
   return { status: response.status, text: await response.text() };
 }
 
-function eventsOf(text: string): ResponsesEvent[] {
+function eventsOf(text: string): WireEvent[] {
   return text
     .split('\n\n')
     .filter((block) => block.startsWith('event: '))
-    .map((block) => JSON.parse(block.split('\n')[1]?.slice('data: '.length) ?? '') as ResponsesEvent);
+    .map((block) => JSON.parse(block.split('\n')[1]?.slice('data: '.length) ?? '') as WireEvent);
 }
 
 describe('Responses and deadlines', () => {

@@ -17,7 +17,7 @@ import { startOllamaServer } from '../fakes/ollama-server.js';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startVllmServer } from '../fakes/vllm-server.js';
 import { expectResponsesStream } from '../responses/expect-responses-stream.js';
-import type { ResponsesEvent } from '../../src/responses/response-object.js';
+import type { WireEvent } from '../responses/wire-event.js';
 import { received, startSvir, SVIR_KEY, type RigBackend, type SvirRig } from './backends-rig.js';
 
 const upstreams: ScriptedUpstream[] = [];
@@ -80,16 +80,16 @@ async function call(method: 'GET' | 'DELETE', id: string): Promise<{ status: num
 }
 
 /** The `event:`/`data:` pairs of a Responses stream; each event's name must equal its data's type. */
-function events(answer: Answer): ResponsesEvent[] {
+function events(answer: Answer): WireEvent[] {
   expect(answer.status).toBe(200);
   expect(answer.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-  const out: ResponsesEvent[] = [];
+  const out: WireEvent[] = [];
   for (const block of answer.text.split('\n\n')) {
     if (block.trim() === '' || block.startsWith(':')) continue;
     const lines = block.split('\n');
     expect(lines).toHaveLength(2);
     const name = lines[0]?.replace(/^event: /, '');
-    const data = JSON.parse(lines[1]?.replace(/^data: /, '') ?? '') as ResponsesEvent;
+    const data = JSON.parse(lines[1]?.replace(/^data: /, '') ?? '') as WireEvent;
     expect(data.type).toBe(name);
     out.push(data);
   }
@@ -97,7 +97,7 @@ function events(answer: Answer): ResponsesEvent[] {
 }
 
 /** The final response of a stream (its last event's). */
-function finalOf(list: readonly ResponsesEvent[]): Record<string, unknown> {
+function finalOf(list: readonly WireEvent[]): Record<string, unknown> {
   const response = list[list.length - 1]?.['response'];
   if (response === null || typeof response !== 'object') throw new Error('no final response');
   return response as Record<string, unknown>;

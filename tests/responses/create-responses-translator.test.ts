@@ -9,41 +9,51 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { CleanChunk, CleanDelta, FinishReason } from '../../src/normalize/clean-chunk.js';
 import type { Usage } from '../../src/normalize/parts.js';
-import { createResponsesTranslator, type ResponsesTranslator } from '../../src/responses/create-responses-translator.js';
+import {
+  createResponsesTranslator,
+  type ResponsesOutputKind,
+  type ResponsesOutputs,
+  type ResponsesTranslator,
+} from '../../src/responses/create-responses-translator.js';
 import { echoRequest } from '../../src/responses/echo-request.js';
 import { encodeResponsesEvent } from '../../src/responses/encode-responses-event.js';
-import type { ResponsesEvent } from '../../src/responses/response-object.js';
+import type { ResponsesEvent } from '../../src/responses/responses-event.js';
 import { responsesRequestSchema } from '../../src/responses/responses-request.js';
 import type { ToolOrigin } from '../../src/responses/to-chat-tools.js';
 import { loadFixtures, runLoadedFixture, splitAtSeededOffsets } from '../helpers/replay-fixture.js';
 import { expectResponsesStream } from './expect-responses-stream.js';
+import { field } from './wire-event.js';
 
 const NOW = 1_750_000_000_000;
 
-/** Each translator's maker, so that a test's chunks can be run again through a twin in another output mode. */
-const makers = new WeakMap<ResponsesTranslator, () => ResponsesTranslator>();
+type Events = ResponsesTranslator<ResponsesEvent[]>;
+type Maker = <K extends ResponsesOutputKind>(output: K) => ResponsesTranslator<ResponsesOutputs[K]>;
+
+/** Each events translator's maker, so that a test's chunks can be run again through a twin of another output. */
+const makers = new WeakMap<Events, Maker>();
 
 function translator(
   origins: ReadonlyMap<string, ToolOrigin> = new Map(),
   reasoningField = 'reasoning_content',
   request: Record<string, unknown> = { input: 'x' },
-): ResponsesTranslator {
-  const make = (): ResponsesTranslator => {
+): Events {
+  const make: Maker = (output) => {
     const counters = { msg: 0, rs: 0, fc: 0 };
     return createResponsesTranslator(
       { id: 'resp_1', model: 'client-model', echo: echoRequest(responsesRequestSchema.parse({ model: 'client-model', ...request })), origins, reasoningField },
       { makeItemId: (kind) => `${kind}_${++counters[kind]}`, now: () => NOW },
+      output,
     );
   };
-  const t = make();
+  const t = make('events');
   makers.set(t, make);
   return t;
 }
 
-function twin(t: ResponsesTranslator): ResponsesTranslator {
+function twin<K extends ResponsesOutputKind>(t: Events, output: K): ResponsesTranslator<ResponsesOutputs[K]> {
   const make = makers.get(t);
   if (make === undefined) throw new Error('not made by translator()');
-  return make();
+  return make(output);
 }
 
 function encodeAll(events: readonly ResponsesEvent[]): string {
@@ -56,22 +66,22 @@ function encodeAll(events: readonly ResponsesEvent[]): string {
  * end with the same response.
  */
 function expectSameInEveryMode(
-  t: ResponsesTranslator,
+  t: Events,
   chunks: readonly CleanChunk[],
   events: readonly ResponsesEvent[],
   failure?: { code: string | null; message: string },
 ): void {
-  const text = twin(t);
+  const text = twin(t, 'text');
   let wire = '';
-  for (const c of chunks) wire += text.pushText(c);
-  wire += failure === undefined ? text.finishText() : text.failText(failure);
+  for (const c of chunks) wire += text.push(c);
+  wire += failure === undefined ? text.finish() : text.fail(failure);
   expect(wire).toBe(encodeAll(events));
   // One read's chunks at once (the stream's sender) give the same text.
-  const batch = twin(t);
-  expect(batch.pushTexts(chunks) + (failure === undefined ? batch.finishText() : batch.failText(failure))).toBe(wire);
-  const folded = twin(t);
-  for (const c of chunks) folded.fold(c);
-  if (failure === undefined) folded.foldFinish();
+  const batch = twin(t, 'text');
+  expect(batch.pushAll(chunks) + (failure === undefined ? batch.finish() : batch.fail(failure))).toBe(wire);
+  const folded = twin(t, 'fold');
+  for (const c of chunks) folded.push(c);
+  if (failure === undefined) folded.finish();
   else folded.fail(failure);
   expect(folded.response()).toEqual(t.response());
   expect(text.response()).toEqual(t.response());
@@ -128,7 +138,7 @@ describe('event sequences', () => {
       ],
       t,
     );
-    expect(events.at(-1)?.['response']).toMatchObject({ instructions: 'Be "brief".\nReally.', metadata: { trace: 'ünï' }, user: 'u', usage: { total_tokens: 7 } });
+    expect(field(events.at(-1), 'response')).toMatchObject({ instructions: 'Be "brief".\nReally.', metadata: { trace: 'ünï' }, user: 'u', usage: { total_tokens: 7 } });
     expect(t.response().output[0]).toBe(t.response().output[0]);
   });
 
@@ -163,14 +173,14 @@ describe('event sequences', () => {
       logprobs: [],
     });
     const done = events[8];
-    expect(done?.['item']).toEqual({
+    expect(field(done, 'item')).toEqual({
       id: 'msg_1',
       type: 'message',
       role: 'assistant',
       status: 'completed',
       content: [{ type: 'output_text', text: 'Hello', annotations: [] }],
     });
-    const completed = events[9]?.['response'];
+    const completed = field(events[9], 'response');
     expect(completed).toMatchObject({
       id: 'resp_1',
       object: 'response',
@@ -261,9 +271,9 @@ describe('event sequences', () => {
       'completed',
     ]);
     expectResponsesStream(events);
-    expect(events[2]?.['item']).toEqual({ id: 'fc_1', type: 'function_call', status: 'in_progress', call_id: 'call_a', name: 'weather', arguments: '' });
+    expect(field(events[2], 'item')).toEqual({ id: 'fc_1', type: 'function_call', status: 'in_progress', call_id: 'call_a', name: 'weather', arguments: '' });
     expect(events[5]).toMatchObject({ item_id: 'fc_1', output_index: 0, name: 'weather', arguments: '{"city":"Paris"}' });
-    expect(events[10]?.['item']).toEqual({
+    expect(field(events[10], 'item')).toEqual({
       id: 'fc_2',
       type: 'function_call',
       status: 'completed',
@@ -308,8 +318,8 @@ describe('event sequences', () => {
     expectResponsesStream(events);
     const last = events[events.length - 1];
     expect(last?.type).toBe('response.incomplete');
-    expect(last?.['response']).toMatchObject({ status: 'incomplete', incomplete_details: { reason }, output: [{ status: 'incomplete' }] });
-    expect(last?.['response']).not.toHaveProperty('completed_at');
+    expect(field(last, 'response')).toMatchObject({ status: 'incomplete', incomplete_details: { reason }, output: [{ status: 'incomplete' }] });
+    expect(field(last, 'response')).not.toHaveProperty('completed_at');
   });
 
   it('a failure after the first event: open items close as incomplete, then response.failed with the error', () => {
@@ -319,15 +329,19 @@ describe('event sequences', () => {
     expectResponsesStream(events);
     expectSameInEveryMode(t, [chunk({ role: 'assistant', content: 'Hal' })], events, failure);
     expect(shape(events).slice(-4)).toEqual(['output_text.done', 'content_part.done', 'output_item.done', 'failed']);
-    expect(events[events.length - 1]?.['response']).toMatchObject({
+    expect(field(events[events.length - 1], 'response')).toMatchObject({
       status: 'failed',
       error: { code: 'context_length_exceeded', message: 'maximum context length' },
       output: [{ type: 'message', status: 'incomplete' }],
     });
     expect(t.push(chunk({ content: 'late' }))).toEqual([]);
-    expect(t.pushText(chunk({ content: 'late' }))).toBe('');
     expect(t.finish()).toEqual([]);
-    expect(t.failText(failure)).toBe('');
+    expect(t.fail(failure)).toEqual([]);
+    const text = twin(t, 'text');
+    text.push(chunk({ role: 'assistant', content: 'Hal' }));
+    text.fail(failure);
+    expect(text.push(chunk({ content: 'late' }))).toBe('');
+    expect(text.fail(failure)).toBe('');
   });
 
   it('an answer with nothing in it is still a whole response', () => {
@@ -345,7 +359,7 @@ describe('event sequences', () => {
       chunk({ tool_calls: [{ index: 0, id: 'call_"1"', type: 'function', function: { name: 'ns__f', arguments: '{"a":"\\n"}' } }] }),
       chunk({}, 'tool_calls'),
     ], t);
-    const kinds = new Set(events.map((event) => event.type));
+    const kinds = new Set<string>(events.map((event) => event.type));
     for (const kind of ['response.reasoning_summary_text.delta', 'response.reasoning_text.delta', 'response.output_text.delta', 'response.refusal.delta', 'response.function_call_arguments.delta']) {
       expect(kinds.has(kind), kind).toBe(true);
     }
@@ -353,7 +367,7 @@ describe('event sequences', () => {
     for (const event of events) expect(encodeResponsesEvent(event)).toBe(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
   });
 
-  it('an item opened by push and continued by pushText writes the same bytes as the events', () => {
+  it('the text of a stream is the same whichever chunks come in one read', () => {
     const chunks = [
       chunk({ role: 'assistant', reasoning_content: 'r1' }),
       chunk({ reasoning_content: 'r2' }),
@@ -363,14 +377,14 @@ describe('event sequences', () => {
       chunk({ tool_calls: [{ index: 0, function: { arguments: '}' } }] }),
       chunk({}, 'tool_calls'),
     ];
-    const events = run(chunks);
-    const mixed = translator();
-    let wire = '';
-    chunks.forEach((c, i) => {
-      wire += i % 2 === 0 ? encodeAll(mixed.push(c)) : mixed.pushText(c);
-    });
-    wire += mixed.finishText();
-    expect(wire).toBe(encodeAll(events));
+    const t = translator();
+    const wire = encodeAll(run(chunks, t));
+    for (const size of [2, 3, 5]) {
+      const text = twin(t, 'text');
+      let out = '';
+      for (let i = 0; i < chunks.length; i += size) out += text.pushAll(chunks.slice(i, i + size));
+      expect(out + text.finish(), `reads of ${size}`).toBe(wire);
+    }
   });
 
   it('each event is one `event:` line and one `data:` line', () => {

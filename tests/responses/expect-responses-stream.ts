@@ -6,15 +6,17 @@
  * the whole item, the same item as the final response's output.
  */
 import { expect } from 'vitest';
-import type { ResponsesEvent } from '../../src/responses/response-object.js';
+import { field } from './wire-event.js';
+
+/** What is read of every event by name; any other field through `field`. */
+interface StreamEvent {
+  type: string;
+  sequence_number: number;
+}
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
-function field(event: ResponsesEvent, key: string): unknown {
-  return event[key];
-}
-
-export function expectResponsesStream(events: readonly ResponsesEvent[]): void {
+export function expectResponsesStream(events: readonly StreamEvent[]): void {
   expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, i) => i));
   expect(events[0]?.type).toBe('response.created');
   expect(events[1]?.type).toBe('response.in_progress');
@@ -22,7 +24,7 @@ export function expectResponsesStream(events: readonly ResponsesEvent[]): void {
   expect(terminals).toHaveLength(1);
   expect(TERMINAL.has(events[events.length - 1]?.type ?? '')).toBe(true);
 
-  const openItems = new Map<number, ResponsesEvent>();
+  const openItems = new Map<number, StreamEvent>();
   const openParts = new Set<string>();
   const texts = new Map<string, string>();
   const doneItems: unknown[] = [];

@@ -1,0 +1,89 @@
+/**
+ * The streamed Responses answer as its wire text: the events responses-stream-sink.ts orders,
+ * each `encodeResponsesEvent(event)`'s bytes. Speed: the events that come once per token (the
+ * deltas) or that repeat what was already serialized (a closed item, the whole response, a
+ * part's closing pair) are written here from JSON made once, without event objects
+ * (encode-responses-event.ts); tests/responses/ compare every output with the event objects'
+ * JSON.stringify on every fixture.
+ */
+import type { PartKind } from '../items/item-sink.js';
+import {
+  deltaPlace,
+  encodeDelta,
+  encodeItemDoneEvent,
+  encodePartDone,
+  encodeResponseEvent,
+  encodeResponsesEvent,
+} from './encode-responses-event.js';
+import type { ResponseEventType, ResponsesEvent } from './responses-event.js';
+import { ResponsesStreamSink } from './responses-stream-sink.js';
+
+export class ResponsesTextSink extends ResponsesStreamSink<string> {
+  private text = '';
+  /** deltaPlace of the open item's deltas: the summary and reasoning_text of a reasoning item, a message's open part, a call. */
+  private place = '';
+  private contentPlace = '';
+
+  take(): string {
+    const text = this.text;
+    this.text = '';
+    return text;
+  }
+
+  protected emit(event: ResponsesEvent): void {
+    this.text += encodeResponsesEvent(event);
+  }
+
+  protected override emitResponse(type: ResponseEventType): void {
+    this.text += encodeResponseEvent(type, this.next(), this.draft.responseJson());
+  }
+
+  protected override emitItemDone(): void {
+    const index = this.draft.itemIndex;
+    this.text += encodeItemDoneEvent(this.next(), index, this.draft.outputItemJson(index));
+  }
+
+  override start(): void {
+    this.draft.start();
+    // Both carry the same response (nothing is in it yet): serialized once.
+    const response = this.draft.responseJson();
+    this.text += encodeResponseEvent('response.created', this.next(), response);
+    this.text += encodeResponseEvent('response.in_progress', this.next(), response);
+  }
+
+  override openReasoning(item: number): void {
+    super.openReasoning(item);
+    const id = this.draft.itemId;
+    this.place = deltaPlace(id, item, { key: 'summary_index', value: 0 });
+    this.contentPlace = deltaPlace(id, item, { key: 'content_index', value: 0 });
+  }
+
+  override reasoningDelta(text: string): void {
+    this.text += encodeDelta('response.reasoning_summary_text.delta', this.next(), this.place, text);
+    this.text += encodeDelta('response.reasoning_text.delta', this.next(), this.contentPlace, text);
+  }
+
+  override openPart(kind: PartKind, part: number): void {
+    super.openPart(kind, part);
+    this.place = deltaPlace(this.draft.itemId, this.draft.itemIndex, { key: 'content_index', value: part });
+  }
+
+  override partDelta(kind: PartKind, text: string): void {
+    this.text += encodeDelta(kind === 'text' ? 'response.output_text.delta' : 'response.refusal.delta', this.next(), this.place, text);
+  }
+
+  override closePart(kind: PartKind, text: string): void {
+    const draft = this.draft;
+    draft.closePart(kind, text);
+    this.text += encodePartDone(kind, this.next(), this.next(), draft.itemId, draft.itemIndex, draft.partIndex, text);
+  }
+
+  override openCall(item: number, callId: string, name: string): void {
+    super.openCall(item, callId, name);
+    this.place = deltaPlace(this.draft.itemId, item);
+  }
+
+  override callDelta(args: string): void {
+    this.text += encodeDelta('response.function_call_arguments.delta', this.next(), this.place, args);
+  }
+}

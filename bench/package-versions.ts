@@ -9,10 +9,16 @@ export const MEASURED_PACKAGES = ['fastify', '@fastify/http-proxy', '@fastify/re
 
 const manifestSchema = z.object({ version: z.string() });
 
+/**
+ * bench/node_modules first (the bench's own package: the proxy plugin, Portkey, hono), then the
+ * root's (svir's fastify and undici, which the floor loads too), as Node's lookup from bench/ finds them.
+ */
+const ROOTS = ['./node_modules/', '../node_modules/'];
+
 function versionOf(name: string): string {
   // reply-from is the proxy plugin's dependency: its nested copy first, which is the one the
   // plugin loads when npm could not hoist it.
-  const roots = name === '@fastify/reply-from' ? ['../node_modules/@fastify/http-proxy/node_modules/', '../node_modules/'] : ['../node_modules/'];
+  const roots = name === '@fastify/reply-from' ? ['./node_modules/@fastify/http-proxy/node_modules/', ...ROOTS] : ROOTS;
   for (const root of roots) {
     try {
       const text = readFileSync(new URL(`${root}${name}/package.json`, import.meta.url), 'utf8');

@@ -1,8 +1,8 @@
 /**
- * Portkey's AI gateway (npm `@portkey-ai/gateway`, pinned in package.json), the comparison issue
+ * Portkey's AI gateway (npm `@portkey-ai/gateway`, pinned in bench/package.json), the comparison issue
  * 15 names, run the way its package runs it: `node build/start-server.js --port=N --headless`
  * (its bin; headless: no web console and no log stream for it). Its package asks for
- * `@hono/node-server ^1.3.3` and `hono ^4.9.7`; package.json pins the versions of the gateway's
+ * `@hono/node-server ^1.3.3` and `hono ^4.9.7`; bench/package.json pins the versions of the gateway's
  * own lockfile at v1.15.2 (1.13.5, 4.9.7, @hono/node-ws 1.2.0), which its Docker image runs:
  * with the newest @hono/node-server (1.19.19) every answer fails with `TypeError: immutable`
  * (the gateway appends headers to the upstream fetch response's headers).

@@ -20,6 +20,7 @@ import { echoRequest } from '../src/responses/echo-request.js';
 import type { InputItem } from '../src/responses/input-item.js';
 import { outputAsInput } from '../src/responses/output-as-input.js';
 import { readInputItems } from '../src/responses/read-input-items.js';
+import { reasoningFormOf } from '../src/responses/reasoning-form.js';
 import { resolveInputItems } from '../src/responses/resolve-input-items.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../src/responses/responses-request.js';
 import { toChatRequest } from '../src/responses/to-chat-request.js';
@@ -56,7 +57,7 @@ function inputOf(request: ResponsesRequest): InputItem[] {
 
 function translator(request: ResponsesRequest): ResponsesTranslator<string> {
   return createResponsesTranslator(
-    { id: makeId('resp'), model: request.model, echo: echoRequest(request), origins: new Map(), reasoningField: 'reasoning_content' },
+    { id: makeId('resp'), model: request.model, echo: echoRequest(request), origins: new Map(), reasoningField: 'reasoning_content', reasoningForm: reasoningFormOf(request) },
     { makeItemId: makeId, now: () => 1_760_000_000_000 },
     'text',
   );

@@ -16,6 +16,7 @@ import type {
   ResponseObject,
   ResponseStatus,
 } from './response-object.js';
+import type { ReasoningForm } from './reasoning-form.js';
 import type { ToolOrigin } from './to-chat-tools.js';
 import { toResponseUsage } from './to-response-usage.js';
 
@@ -29,6 +30,8 @@ export interface ResponsesTranslatorInit {
   origins: ReadonlyMap<string, ToolOrigin>;
   /** The delta key reasoning arrives under (config `reasoning.field`). */
   reasoningField: string;
+  /** The reasoning as the summary or as `reasoning_text` content, as the request asked (reasoning-form.ts). */
+  reasoningForm: ReasoningForm;
 }
 
 export interface ResponsesTranslatorDeps {
@@ -66,6 +69,8 @@ export class ResponseDraft implements ItemSink<ResponseError> {
   private error: ResponseError | null = null;
   private incomplete: IncompleteReason | undefined;
   private usage: Usage | undefined;
+  /** Reasoning pieces so far: usage's reasoning_tokens when the server gave none (to-response-usage.ts). */
+  private reasoningPieces = 0;
   private completedAt: number | undefined;
   /** The JSON of each closed item, made once: its output_item.done, then every response after it. */
   private readonly itemJson: string[] = [];
@@ -76,6 +81,10 @@ export class ResponseDraft implements ItemSink<ResponseError> {
     this.init = init;
     this.deps = deps;
     this.createdAt = Math.floor(deps.now() / 1000);
+  }
+
+  get reasoningForm(): ReasoningForm {
+    return this.init.reasoningForm;
   }
 
   /** Whether the response is final (completed, incomplete or failed). */
@@ -89,15 +98,18 @@ export class ResponseDraft implements ItemSink<ResponseError> {
     this.open(item, 'rs');
   }
 
-  reasoningDelta(): void {}
+  reasoningDelta(): void {
+    this.reasoningPieces++;
+  }
 
   closeReasoning(text: string, status: ItemStatus): void {
+    const summary = this.init.reasoningForm === 'summary';
     this.output.push({
       id: this.itemId,
       type: 'reasoning',
       status,
-      summary: [{ type: 'summary_text', text }],
-      content: [{ type: 'reasoning_text', text }],
+      summary: summary ? [{ type: 'summary_text', text }] : [],
+      content: summary ? [] : [{ type: 'reasoning_text', text }],
     });
   }
 
@@ -188,7 +200,7 @@ export class ResponseDraft implements ItemSink<ResponseError> {
     this.echoFields ??= JSON.stringify(this.init.echo).slice(1, -1);
     if (this.echoFields !== '') json += `,${this.echoFields}`;
     if (this.completedAt !== undefined) json += `,"completed_at":${JSON.stringify(this.completedAt)}`;
-    if (this.usage !== undefined) json += `,"usage":${JSON.stringify(toResponseUsage(this.usage))}`;
+    if (this.usage !== undefined) json += `,"usage":${JSON.stringify(toResponseUsage(this.usage, this.reasoningPieces))}`;
     return `${json}}`;
   }
 
@@ -221,7 +233,7 @@ export class ResponseDraft implements ItemSink<ResponseError> {
       ...(copy ? structuredClone(this.init.echo) : this.init.echo),
     };
     if (this.completedAt !== undefined) response.completed_at = this.completedAt;
-    if (this.usage !== undefined) response.usage = toResponseUsage(this.usage);
+    if (this.usage !== undefined) response.usage = toResponseUsage(this.usage, this.reasoningPieces);
     return response;
   }
 }

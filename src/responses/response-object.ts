@@ -25,13 +25,15 @@ export interface MessageOutputItem {
   content: (OutputTextPart | RefusalPart)[];
 }
 
+/**
+ * A reasoning item carries the reasoning text in one form, the one the request asked for
+ * (reasoning-form.ts): as its summary, or as its raw `reasoning_text` content; the other is empty.
+ */
 export interface ReasoningOutputItem {
   type: 'reasoning';
   id: string;
   status: ItemStatus;
-  /** The reasoning text, whole: the AI SDK shows reasoning from the summary only. */
   summary: { type: 'summary_text'; text: string }[];
-  /** The same text as reasoning content: Codex and the openai SDK read this form too. */
   content: { type: 'reasoning_text'; text: string }[];
 }
 
@@ -50,10 +52,10 @@ export type OutputItem = MessageOutputItem | ReasoningOutputItem | FunctionCallO
 
 export interface ResponseUsage {
   input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
   output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
-  input_tokens_details?: { cached_tokens: number };
-  output_tokens_details?: { reasoning_tokens: number };
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';

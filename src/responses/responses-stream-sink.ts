@@ -58,24 +58,35 @@ export abstract class ResponsesStreamSink<Out> implements ResponsesOutput<Out> {
     draft.openReasoning(item);
     const id = draft.itemId;
     this.emit({ type: 'response.output_item.added', sequence_number: this.next(), output_index: item, item: { id, type: 'reasoning', status: 'in_progress', summary: [], content: [] } });
-    this.emit({ type: 'response.reasoning_summary_part.added', sequence_number: this.next(), item_id: id, output_index: item, summary_index: 0, part: { type: 'summary_text', text: '' } });
-    this.emit({ type: 'response.content_part.added', sequence_number: this.next(), item_id: id, output_index: item, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+    if (draft.reasoningForm === 'summary') {
+      this.emit({ type: 'response.reasoning_summary_part.added', sequence_number: this.next(), item_id: id, output_index: item, summary_index: 0, part: { type: 'summary_text', text: '' } });
+    } else {
+      this.emit({ type: 'response.content_part.added', sequence_number: this.next(), item_id: id, output_index: item, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+    }
   }
 
   reasoningDelta(text: string): void {
-    const { itemId, itemIndex } = this.draft;
-    this.emit({ type: 'response.reasoning_summary_text.delta', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, summary_index: 0, delta: text });
-    this.emit({ type: 'response.reasoning_text.delta', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, content_index: 0, delta: text });
+    const draft = this.draft;
+    draft.reasoningDelta();
+    const { itemId, itemIndex } = draft;
+    if (draft.reasoningForm === 'summary') {
+      this.emit({ type: 'response.reasoning_summary_text.delta', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, summary_index: 0, delta: text });
+    } else {
+      this.emit({ type: 'response.reasoning_text.delta', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, content_index: 0, delta: text });
+    }
   }
 
   closeReasoning(text: string, status: ItemStatus): void {
     const draft = this.draft;
     draft.closeReasoning(text, status);
     const { itemId, itemIndex } = draft;
-    this.emit({ type: 'response.reasoning_summary_text.done', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, summary_index: 0, text });
-    this.emit({ type: 'response.reasoning_summary_part.done', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, summary_index: 0, part: { type: 'summary_text', text } });
-    this.emit({ type: 'response.reasoning_text.done', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, content_index: 0, text });
-    this.emit({ type: 'response.content_part.done', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, content_index: 0, part: { type: 'reasoning_text', text } });
+    if (draft.reasoningForm === 'summary') {
+      this.emit({ type: 'response.reasoning_summary_text.done', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, summary_index: 0, text });
+      this.emit({ type: 'response.reasoning_summary_part.done', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, summary_index: 0, part: { type: 'summary_text', text } });
+    } else {
+      this.emit({ type: 'response.reasoning_text.done', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, content_index: 0, text });
+      this.emit({ type: 'response.content_part.done', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, content_index: 0, part: { type: 'reasoning_text', text } });
+    }
     this.emitItemDone();
   }
 
@@ -99,6 +110,7 @@ export abstract class ResponsesStreamSink<Out> implements ResponsesOutput<Out> {
   }
 
   partDelta(kind: PartKind, text: string): void {
+    this.draft.partDelta();
     const { itemId, itemIndex, partIndex } = this.draft;
     if (kind === 'text') {
       this.emit({ type: 'response.output_text.delta', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, content_index: partIndex, delta: text, logprobs: [] });
@@ -133,6 +145,7 @@ export abstract class ResponsesStreamSink<Out> implements ResponsesOutput<Out> {
   }
 
   callDelta(args: string): void {
+    this.draft.callDelta();
     const { itemId, itemIndex } = this.draft;
     this.emit({ type: 'response.function_call_arguments.delta', sequence_number: this.next(), item_id: itemId, output_index: itemIndex, delta: args });
   }

@@ -20,9 +20,8 @@ import { ResponsesStreamSink } from './responses-stream-sink.js';
 
 export class ResponsesTextSink extends ResponsesStreamSink<string> {
   private text = '';
-  /** deltaPlace of the open item's deltas: the summary and reasoning_text of a reasoning item, a message's open part, a call. */
+  /** deltaPlace of the open item's deltas: a reasoning item's summary or content, a message's open part, a call. */
   private place = '';
-  private contentPlace = '';
 
   take(): string {
     const text = this.text;
@@ -53,14 +52,15 @@ export class ResponsesTextSink extends ResponsesStreamSink<string> {
 
   override openReasoning(item: number): void {
     super.openReasoning(item);
-    const id = this.draft.itemId;
-    this.place = deltaPlace(id, item, { key: 'summary_index', value: 0 });
-    this.contentPlace = deltaPlace(id, item, { key: 'content_index', value: 0 });
+    const index = this.draft.reasoningForm === 'summary' ? ({ key: 'summary_index', value: 0 } as const) : ({ key: 'content_index', value: 0 } as const);
+    this.place = deltaPlace(this.draft.itemId, item, index);
   }
 
   override reasoningDelta(text: string): void {
-    this.text += encodeDelta('response.reasoning_summary_text.delta', this.next(), this.place, text);
-    this.text += encodeDelta('response.reasoning_text.delta', this.next(), this.contentPlace, text);
+    const draft = this.draft;
+    draft.reasoningDelta();
+    const type = draft.reasoningForm === 'summary' ? 'response.reasoning_summary_text.delta' : 'response.reasoning_text.delta';
+    this.text += encodeDelta(type, this.next(), this.place, text);
   }
 
   override openPart(kind: PartKind, part: number): void {
@@ -69,6 +69,7 @@ export class ResponsesTextSink extends ResponsesStreamSink<string> {
   }
 
   override partDelta(kind: PartKind, text: string): void {
+    this.draft.partDelta();
     this.text += encodeDelta(kind === 'text' ? 'response.output_text.delta' : 'response.refusal.delta', this.next(), this.place, text);
   }
 
@@ -84,6 +85,7 @@ export class ResponsesTextSink extends ResponsesStreamSink<string> {
   }
 
   override callDelta(args: string): void {
+    this.draft.callDelta();
     this.text += encodeDelta('response.function_call_arguments.delta', this.next(), this.place, args);
   }
 }

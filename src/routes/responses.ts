@@ -19,6 +19,7 @@ import { echoRequest } from '../responses/echo-request.js';
 import type { InputItem } from '../responses/input-item.js';
 import { outputAsInput } from '../responses/output-as-input.js';
 import { readInputItems } from '../responses/read-input-items.js';
+import { reasoningFormOf } from '../responses/reasoning-form.js';
 import { resolveInputItems } from '../responses/resolve-input-items.js';
 import { responsesParams } from '../responses/responses-params.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../responses/responses-request.js';
@@ -68,9 +69,10 @@ function inputOf(request: ResponsesRequest): unknown[] {
 function translatorMaker(deps: ResponsesRouteDeps, id: string, request: ResponsesRequest, origins: TranslatedRequest['origins']): MakeTranslator {
   const model = request.model;
   const echo = echoRequest(request);
+  const reasoningForm = reasoningFormOf(request);
   return (output) =>
     createResponsesTranslator(
-      { id, model, echo, origins, reasoningField: deps.current().config.reasoning.field },
+      { id, model, echo, origins, reasoningField: deps.current().config.reasoning.field, reasoningForm },
       { makeItemId: (kind) => deps.makeResponsesId(kind), now: deps.now },
       output,
     );

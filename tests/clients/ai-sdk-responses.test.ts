@@ -2,7 +2,10 @@
  * The Vercel AI SDK's default OpenAI provider (`@ai-sdk/openai`: `openai(modelId)` speaks the
  * Responses API) on svir's `POST /v1/responses`, in front of a fake chat server of every backend
  * type. What this client does, read in its source: it shows reasoning from the summary
- * (`response.reasoning_summary_text.delta`); it takes a call's name and id from
+ * (`response.reasoning_summary_text.delta`) only, and asks for one (`reasoning.summary`) only
+ * for a reasoning model with `reasoningSummary` set (`forceReasoning: true` makes a local
+ * model one), as against OpenAI; svir then sends the reasoning as the summary, and without
+ * it as `reasoning_text` content, which this client does not show (docs/responses.md); it takes a call's name and id from
  * `output_item.added`; and with its default `store: true` the next step of a multi-step run
  * sends `{"type": "item_reference", "id": ...}` for the reasoning and text items of earlier
  * steps instead of the items, which svir resolves from its response store. With
@@ -57,6 +60,9 @@ const lookup = tool({
   execute: ({ value }) => lookupResult(value),
 });
 
+/** What makes this client ask for a reasoning summary of a model it does not know. */
+const SHOW_REASONING = { openai: { forceReasoning: true, reasoningSummary: 'auto' } };
+
 const inputItems = z.looseObject({ input: z.array(z.looseObject({ type: z.string().optional(), role: z.string().optional(), id: z.string().optional() })) });
 
 /** The `type` of each input item of a body the provider sent (a message without one is `message`). */
@@ -67,7 +73,7 @@ function inputTypes(body: unknown): string[] {
 describe.each(BACKEND_FLAVORS)('AI SDK openai provider on /v1/responses, backend $name', (flavor) => {
   it('streamText: reasoning parts from the summary, then text parts, a stop finish and the usage', async () => {
     rig.script(flavor, REASONING_AND_TEXT);
-    const result = streamText({ model: modelOf(flavor), prompt: 'Count to three in words.', maxRetries: 0 });
+    const result = streamText({ model: modelOf(flavor), prompt: 'Count to three in words.', maxRetries: 0, providerOptions: SHOW_REASONING });
     let text = '';
     let reasoning = '';
     const kinds: string[] = [];
@@ -89,12 +95,28 @@ describe.each(BACKEND_FLAVORS)('AI SDK openai provider on /v1/responses, backend
 
   it('generateText: the text, the reasoning and the usage', async () => {
     rig.script(flavor, REASONING_AND_TEXT);
-    const answer = await generateText({ model: modelOf(flavor), prompt: 'Count to three in words.', maxRetries: 0 });
+    const answer = await generateText({ model: modelOf(flavor), prompt: 'Count to three in words.', maxRetries: 0, providerOptions: SHOW_REASONING });
     expect(answer.text).toBe(REASONING_AND_TEXT_EXPECTED.content);
     expect(answer.reasoningText).toBe(REASONING_AND_TEXT_EXPECTED.reasoning);
     expect(answer.finishReason).toBe('stop');
     expect(answer.usage.inputTokens).toBe(REASONING_AND_TEXT_EXPECTED.usage.prompt_tokens);
     expect(answer.usage.totalTokens).toBe(REASONING_AND_TEXT_EXPECTED.usage.total_tokens);
+  });
+
+  it('streamText without asking for a summary: the answer whole, no reasoning shown (it went out as reasoning_text content)', async () => {
+    rig.script(flavor, REASONING_AND_TEXT);
+    const sentBefore = sentToSvir.length;
+    const result = streamText({ model: modelOf(flavor), prompt: 'Count to three in words.', maxRetries: 0 });
+    let text = '';
+    let reasoning = '';
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') text += part.text;
+      if (part.type === 'reasoning-delta') reasoning += part.text;
+      if (part.type === 'error') throw new Error(`unexpected error part: ${JSON.stringify(part.error)}`);
+    }
+    expect(z.looseObject({ reasoning: z.unknown().optional() }).parse(sentToSvir[sentBefore]).reasoning).toBeUndefined();
+    expect(text).toBe(REASONING_AND_TEXT_EXPECTED.content);
+    expect(reasoning).toBe('');
   });
 
   it('streamText with a tool the SDK runs, over two steps: the second sends item references svir resolves from its store', async () => {
@@ -107,6 +129,7 @@ describe.each(BACKEND_FLAVORS)('AI SDK openai provider on /v1/responses, backend
       tools: { lookup },
       stopWhen: stepCountIs(3),
       maxRetries: 0,
+      providerOptions: SHOW_REASONING,
     });
     const calls: { id: string; name: string; input: unknown }[] = [];
     const results: unknown[] = [];

@@ -85,6 +85,8 @@ describe.each(BACKEND_FLAVORS)('Codex CLI on /v1/responses, backend $name', (fla
       expect(run.lastMessage).toBe(REASONING_AND_TEXT_EXPECTED.content);
       const reasoning = run.items.filter((item) => item.type === 'reasoning').map((item) => item.text ?? '');
       expect(reasoning.join('')).toContain(REASONING_AND_TEXT_EXPECTED.reasoning);
+      // Shown once: Codex asks for a summary and gets the reasoning in that form only.
+      expect(reasoning.join('').split(REASONING_AND_TEXT_EXPECTED.reasoning)).toHaveLength(2);
 
       expect(rig.chatRequestsTo(flavor)).toHaveLength(before + 1);
       const sent = readChatRequest(rig.chatRequestsTo(flavor)[before]);

@@ -18,6 +18,7 @@ import {
 import { echoRequest } from '../../src/responses/echo-request.js';
 import { encodeResponsesEvent } from '../../src/responses/encode-responses-event.js';
 import type { ResponsesEvent } from '../../src/responses/responses-event.js';
+import { reasoningFormOf } from '../../src/responses/reasoning-form.js';
 import { responsesRequestSchema } from '../../src/responses/responses-request.js';
 import type { ToolOrigin } from '../../src/responses/to-chat-tools.js';
 import { loadFixtures, runLoadedFixture, splitAtSeededOffsets } from '../helpers/replay-fixture.js';
@@ -37,10 +38,11 @@ function translator(
   reasoningField = 'reasoning_content',
   request: Record<string, unknown> = { input: 'x' },
 ): Events {
+  const parsed = responsesRequestSchema.parse({ model: 'client-model', ...request });
   const make: Maker = (output) => {
     const counters = { msg: 0, rs: 0, fc: 0 };
     return createResponsesTranslator(
-      { id: 'resp_1', model: 'client-model', echo: echoRequest(responsesRequestSchema.parse({ model: 'client-model', ...request })), origins, reasoningField },
+      { id: 'resp_1', model: 'client-model', echo: echoRequest(parsed), origins, reasoningField, reasoningForm: reasoningFormOf(parsed) },
       { makeItemId: (kind) => `${kind}_${++counters[kind]}`, now: () => NOW },
       output,
     );
@@ -198,42 +200,55 @@ describe('event sequences', () => {
     expect(completed).not.toHaveProperty('usage');
   });
 
-  it('reasoning then text: the reasoning item carries its text as summary and as reasoning_text', () => {
-    const t = translator();
-    const events = run([chunk({ role: 'assistant', reasoning_content: 'Think' }), chunk({ reasoning_content: 'ing' }), chunk({ content: 'Hi' }), chunk({}, 'stop')], t);
+  const REASONING_THEN_TEXT = [chunk({ role: 'assistant', reasoning_content: 'Think' }), chunk({ reasoning_content: 'ing' }), chunk({ content: 'Hi' }), chunk({}, 'stop')];
+  const MESSAGE_EVENTS = ['output_item.added', 'content_part.added', 'output_text.delta', 'output_text.done', 'content_part.done', 'output_item.done', 'completed'];
+
+  it.each<[string, Record<string, unknown>]>([
+    ['no reasoning field', {}],
+    ['reasoning without a summary', { reasoning: { effort: 'high' } }],
+    ['summary null', { reasoning: { summary: null } }],
+  ])('reasoning, %s asked: the raw reasoning as reasoning_text content only, the summary empty (as vLLM and llama.cpp send it)', (_, asked) => {
+    const t = translator(new Map(), 'reasoning_content', { input: 'x', ...asked });
+    const events = run(REASONING_THEN_TEXT, t);
+    expect(shape(events)).toEqual([
+      'created',
+      'in_progress',
+      'output_item.added',
+      'content_part.added',
+      'reasoning_text.delta',
+      'reasoning_text.delta',
+      'reasoning_text.done',
+      'content_part.done',
+      'output_item.done',
+      ...MESSAGE_EVENTS,
+    ]);
+    expectResponsesStream(events);
+    expect(events[3]).toMatchObject({ item_id: 'rs_1', output_index: 0, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+    expect(t.response().output[0]).toEqual({ id: 'rs_1', type: 'reasoning', status: 'completed', summary: [], content: [{ type: 'reasoning_text', text: 'Thinking' }] });
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['summary auto (Codex, pi)', { summary: 'auto' }],
+    ['summary detailed with an effort', { effort: 'low', summary: 'detailed' }],
+    ['the older generate_summary', { generate_summary: 'concise' }],
+  ])('reasoning, %s: the reasoning text as the summary only, the content empty', (_, reasoning) => {
+    const t = translator(new Map(), 'reasoning_content', { input: 'x', reasoning });
+    const events = run(REASONING_THEN_TEXT, t);
     expect(shape(events)).toEqual([
       'created',
       'in_progress',
       'output_item.added',
       'reasoning_summary_part.added',
-      'content_part.added',
       'reasoning_summary_text.delta',
-      'reasoning_text.delta',
       'reasoning_summary_text.delta',
-      'reasoning_text.delta',
       'reasoning_summary_text.done',
       'reasoning_summary_part.done',
-      'reasoning_text.done',
-      'content_part.done',
       'output_item.done',
-      'output_item.added',
-      'content_part.added',
-      'output_text.delta',
-      'output_text.done',
-      'content_part.done',
-      'output_item.done',
-      'completed',
+      ...MESSAGE_EVENTS,
     ]);
     expectResponsesStream(events);
     expect(events[3]).toMatchObject({ item_id: 'rs_1', output_index: 0, summary_index: 0, part: { type: 'summary_text', text: '' } });
-    expect(events[4]).toMatchObject({ item_id: 'rs_1', output_index: 0, content_index: 0, part: { type: 'reasoning_text', text: '' } });
-    expect(t.response().output[0]).toEqual({
-      id: 'rs_1',
-      type: 'reasoning',
-      status: 'completed',
-      summary: [{ type: 'summary_text', text: 'Thinking' }],
-      content: [{ type: 'reasoning_text', text: 'Thinking' }],
-    });
+    expect(t.response().output[0]).toEqual({ id: 'rs_1', type: 'reasoning', status: 'completed', summary: [{ type: 'summary_text', text: 'Thinking' }], content: [] });
   });
 
   it('reads reasoning under the configured reasoning.field', () => {
@@ -350,8 +365,8 @@ describe('event sequences', () => {
     expectResponsesStream(events);
   });
 
-  it('every delta kind is encoded as JSON.stringify would, with text that needs escaping', () => {
-    const t = translator(new Map([['ns__f', { name: 'f', namespace: 'ns' }]]));
+  it.each([{}, { reasoning: { summary: 'auto' } }])('every delta kind is encoded as JSON.stringify would, with text that needs escaping (request %j)', (asked) => {
+    const t = translator(new Map([['ns__f', { name: 'f', namespace: 'ns' }]]), 'reasoning_content', { input: 'x', ...asked });
     const events = run([
       chunk({ role: 'assistant', reasoning_content: 'a "q"\n\u2028 é' }),
       chunk({ content: '</script>\t"x"' }),
@@ -360,7 +375,8 @@ describe('event sequences', () => {
       chunk({}, 'tool_calls'),
     ], t);
     const kinds = new Set<string>(events.map((event) => event.type));
-    for (const kind of ['response.reasoning_summary_text.delta', 'response.reasoning_text.delta', 'response.output_text.delta', 'response.refusal.delta', 'response.function_call_arguments.delta']) {
+    const reasoningDelta = 'reasoning' in asked ? 'response.reasoning_summary_text.delta' : 'response.reasoning_text.delta';
+    for (const kind of [reasoningDelta, 'response.output_text.delta', 'response.refusal.delta', 'response.function_call_arguments.delta']) {
       expect(kinds.has(kind), kind).toBe(true);
     }
     // run() has compared the text output (deltas written without event objects) with these.
@@ -424,6 +440,43 @@ describe('every generic fixture through the translator', () => {
   }
 });
 
+/** The reasoning the clean chunks carried, joined. */
+function reasoningOf(chunks: readonly CleanChunk[], key: string): string {
+  return chunks.map((c) => c.choices[0]?.delta[key]).filter((text): text is string => typeof text === 'string').join('');
+}
+
+describe('reasoning goes out once, in the form the request asked for', () => {
+  const withReasoning = fixtures.filter((fixture) => reasoningOf(runLoadedFixture(fixture).chunks, fixture.spec.ctx?.reasoningField ?? 'reasoning_content') !== '');
+
+  it('some generic fixtures carry reasoning', () => {
+    expect(withReasoning.length).toBeGreaterThan(3);
+  });
+
+  for (const [form, request] of [
+    ['content', { input: 'x' }],
+    ['summary', { input: 'x', reasoning: { summary: 'auto' } }],
+  ] as const) {
+    it.each(withReasoning.map((fixture) => [fixture.name, fixture] as const))(`%s, ${form}: a client reading both delta kinds, or both forms of the items, reads each piece once`, (_, fixture) => {
+      const key = fixture.spec.ctx?.reasoningField ?? 'reasoning_content';
+      const outcome = runLoadedFixture(fixture);
+      const t = translator(new Map(), key, request);
+      const events = [...outcome.chunks.flatMap((c) => t.push(c)), ...(outcome.error === null ? t.finish() : t.fail({ code: outcome.error.code, message: outcome.error.message }))];
+      let deltas = '';
+      for (const event of events) {
+        if (event.type === 'response.reasoning_summary_text.delta' || event.type === 'response.reasoning_text.delta') deltas += event.delta;
+      }
+      const reasoning = reasoningOf(outcome.chunks, key);
+      expect(deltas).toBe(reasoning);
+      let items = '';
+      for (const item of t.response().output) if (item.type === 'reasoning') items += [...item.summary, ...item.content].map((part) => part.text).join('');
+      expect(items).toBe(reasoning);
+      const kinds = new Set(events.map((event) => event.type));
+      expect(kinds.has('response.reasoning_summary_text.delta')).toBe(form === 'summary');
+      expect(kinds.has('response.reasoning_text.delta')).toBe(form === 'content');
+    });
+  }
+});
+
 describe('the openai SDK reads the events', () => {
   it('responses.stream().finalResponse() accumulates reasoning, text and a call into the final response', async () => {
     const t = translator();
@@ -446,6 +499,12 @@ describe('the openai SDK reads the events', () => {
     const final = await stream.finalResponse();
     expect(seen).toEqual(events.map((event) => event.type));
     expect(final.output).toMatchObject(t.response().output);
-    expect(final.usage).toEqual({ input_tokens: 3, output_tokens: 4, total_tokens: 7 });
+    expect(final.usage).toEqual({
+      input_tokens: 3,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 4,
+      output_tokens_details: { reasoning_tokens: 1 },
+      total_tokens: 7,
+    });
   });
 });

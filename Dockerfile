@@ -21,6 +21,8 @@ COPY package.json package-lock.json ./
 # would try to build without TypeScript).
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The live page's files (docs/live-page.md): dist/monitor/ reads them from ../../web/.
+COPY web ./web
 # The config lives at one documented path; mount your own file over it (compose.yaml does).
 # The default one fronts LM Studio and llama.cpp on the host; inside a container svir listens on
 # every interface, so it refuses to start without a key in SVIR_API_KEYS.

@@ -12,6 +12,12 @@ import { pathOf } from './path-of.js';
 export interface RequestSummary {
   /** ms (the server's clock). */
   startedAt: number;
+  /**
+   * The routed request's route (`chat`, `responses`, `embeddings`, `completions`, `messages`:
+   * routes/route-label.ts), set by routeToBackend, which every routed request passes; the live
+   * page lists the requests that have one.
+   */
+  route?: string;
   model?: string;
   backend?: string;
   stream?: boolean;

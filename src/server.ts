@@ -26,6 +26,8 @@ import { createBalancer } from './balance/create-balancer.js';
 import { registerReadinessRoute } from './health/register-readiness-route.js';
 import { createMetrics, type SvirMetrics } from './metrics/create-metrics.js';
 import { registerMetricsRoute } from './metrics/register-metrics-route.js';
+import { createMonitor } from './monitor/create-monitor.js';
+import { registerMonitorRoutes } from './monitor/register-monitor-routes.js';
 import { createBackendQueues, type BackendQueues } from './queue/backend-queues.js';
 import { createSwappableRegistry } from './reload/create-swappable-registry.js';
 import { createModelRegistry, type ModelRegistry } from './router/create-model-registry.js';
@@ -161,6 +163,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   const balancer = createBalancer();
   const metrics = createMetrics({ processMetrics: deps.processMetrics === true });
   const responseStore = createResponseStore(config.responses.store);
+  const monitor = createMonitor();
   metrics.watch({ queues: () => queues.snapshot(), backends: () => registry.status() });
 
   // Typed as Fastify's base logger so the instance is a plain FastifyInstance for the routes.
@@ -280,6 +283,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
       const line = summaryLine(request, summary, raw.statusCode, now(), !raw.writableFinished);
       if (raw.statusCode >= 500 || summary.error?.code === 'internal_error') lineLog.warn(line, 'request');
       else lineLog.info(line, 'request');
+      // The live page's recent requests: the routed ones (docs/live-page.md).
+      if (summary.route !== undefined) monitor.finished({ route: summary.route, startedAt: summary.startedAt, line });
     });
     if (runtime.closing) {
       reply.header('connection', 'close');
@@ -306,9 +311,10 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
 
   app.setNotFoundHandler((request, reply) => {
     const path = pathOf(request.url);
-    const otherMethod = ['GET', 'POST'].some(
-      (method) => method !== request.method && app.hasRoute({ url: path, method }),
-    );
+    // `/` is the live page's, for browsers only: any other request there is answered as before
+    // the page existed (404).
+    const otherMethod =
+      path !== '/' && ['GET', 'POST'].some((method) => method !== request.method && app.hasRoute({ url: path, method }));
     const error = otherMethod
       ? new SvirError('method_not_allowed', { message: `${request.method} is not allowed on ${path}.` })
       : new SvirError('not_found', { message: `No route for ${request.method} ${path}.` });
@@ -321,6 +327,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   registerReadinessRoute(app, { registry });
   registerMetricsRoute(app, { metrics });
   registerModelsRoutes(app, { registry });
+  registerMonitorRoutes(app, { registry: () => registry, queues, streams, monitor, now, clock: deps.clock ?? (() => performance.now()) });
   const routeDeps = {
     current: () => ({ config: runtime.config, registry, secrets: routeSecrets }),
     pool,

@@ -6,7 +6,7 @@
 import type { SvirError } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import type { SvirMetrics } from './create-metrics.js';
-import { createSpeedMeter, type SpeedMeter } from './measure-speed.js';
+import { createSpeedMeter, type SpeedMeter, type SpeedResult } from './measure-speed.js';
 import { createOverheadStopwatch, type OverheadStopwatch } from './overhead-stopwatch.js';
 
 /** Label for a request that never reached a backend, or named no known model. */
@@ -38,6 +38,11 @@ export interface RequestRecorder {
   upstreamError(error: SvirError): void;
   /** The request is answered; only the first call counts. */
   finish(outcome: { status: number; finishReason: RecordedFinish }): void;
+  /**
+   * The current attempt's visible tokens so far and their rate (times by the recorder's clock);
+   * undefined before its first chunks. Read by the live page only, never on the request's path.
+   */
+  progress(): SpeedResult | undefined;
 }
 
 export function createRequestRecorder(metrics: SvirMetrics, now: () => number, startedAtMs: number = now()): RequestRecorder {
@@ -114,5 +119,6 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
       if (rate !== undefined) metrics.generationSpeed.observe({ backend, model }, rate);
       metrics.overhead.observe({ backend }, totals.svir / 1000);
     },
+    progress: () => speed?.result(),
   };
 }

@@ -32,6 +32,7 @@ import type { BackendStateName, ModelRegistry, RouteCandidate } from '../router/
 import { createStreamDeadlines, type StreamDeadlines } from '../timeouts/stream-deadlines.js';
 import type { UpstreamPool } from '../upstream/create-upstream-pool.js';
 import { ClientGoneError } from './client-gone-error.js';
+import { routeLabelOf } from './route-label.js';
 import { commitStream } from './send-stream.js';
 
 /**
@@ -151,7 +152,10 @@ function sameChanges(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((change, i) => change === b[i]);
 }
 
-/** What one request carries from backend to backend. */
+/**
+ * What one request carries from backend to backend; also what the in-flight set keeps of it
+ * (ActiveRequest: controller, summary, recorder) for shutdown and the live page.
+ */
 interface RequestScope {
   reply: FastifyReply;
   route: BackendRoute;
@@ -159,7 +163,7 @@ interface RequestScope {
   summary: RequestSummary;
   recorder: RequestRecorder;
   /** The client's disconnect and shutdown. */
-  abort: RequestAbortController;
+  controller: RequestAbortController;
   /** Whether an attempt set `x-svir-changes` (a later one removes it). */
   changesHeader: boolean;
 }
@@ -197,6 +201,7 @@ export async function routeToBackend(
   read: (body: unknown) => BackendRoute,
 ): Promise<void> {
   const summary: RequestSummary = summaryOf(request) ?? startSummary(request, deps.now());
+  summary.route = routeLabelOf(request.url);
   try {
     await answer(deps, request, reply, read, summary);
   } catch (err) {
@@ -246,8 +251,8 @@ async function answer(
   // The client's disconnect (the listener above) or shutdown aborts the attempts.
   const abort = new RequestAbortController();
   running = abort;
-  deps.streams.add(abort);
-  const scope: RequestScope = { reply, route, state, summary, recorder, abort, changesHeader: false };
+  const scope: RequestScope = { reply, route, state, summary, recorder, controller: abort, changesHeader: false };
+  deps.streams.add(scope);
   try {
     await runWithFailover(candidates, (candidate) => attempt(deps, scope, candidate), {
       // After a byte (a keepalive too) a second answer cannot be spliced in; after an abort
@@ -281,14 +286,14 @@ async function answer(
     }
     throw err;
   } finally {
-    deps.streams.delete(abort);
+    deps.streams.delete(scope);
     running = undefined;
   }
 }
 
 /** One try on one backend: its queue slot, its deadlines, the route's call. */
 async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCandidate): Promise<void> {
-  const { reply, route, state, summary, recorder, abort } = scope;
+  const { reply, route, state, summary, recorder, controller: abort } = scope;
   const { backend, upstreamModel } = candidate;
   const name = backend.config.name;
   summary.backend = name;

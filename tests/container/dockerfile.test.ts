@@ -145,6 +145,16 @@ describe('Dockerfile', () => {
     expect(envOf(finalStage).get('NODE_ENV')).toBe('production');
   });
 
+  it("carries the live page's files next to the program, where it reads them (docs/live-page.md)", () => {
+    const workdir = finalInstructions('WORKDIR').at(-1)?.args.trim();
+    const copy = finalInstructions('COPY').find((i) => /^web\/?\s/.test(i.args));
+    expect(copy, 'the final stage does not copy web/').toBeDefined();
+    const target = copy?.args.split(/\s+/).at(-1) ?? '';
+    expect(target.replace(/\/$/, '')).toBe(target.startsWith('/') ? `${workdir}/web` : './web');
+    expect(finalInstructions('COPY').some((i) => i.args.includes('--from') && /\s\.\/dist\/?$/.test(i.args))).toBe(true);
+    for (const file of ['index.html', 'app.js', 'app.css']) expect(existsSync(`${root}web/${file}`), `web/${file}`).toBe(true);
+  });
+
   it('runs as a non-root user', () => {
     const users = finalInstructions('USER');
     const user = users.at(-1)?.args.trim() ?? '';

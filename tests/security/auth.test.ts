@@ -12,7 +12,8 @@ import { startSvir, type RunningSvir } from '../faults/start-svir.js';
 
 const CONFIG_KEY = 'svir-config-key-4f1c2a9e7b';
 const ENV_KEY = 'svir-env-key-8d3b6e0c15';
-const HEALTH = ['/healthz', '/readyz'];
+/** Public: the health probes, and the live page's script and style (no data; docs/live-page.md). */
+const PUBLIC = ['/healthz', '/readyz', '/svir/page/app.js', '/svir/page/app.css'];
 
 let upstream: FaultUpstream;
 let svir: RunningSvir;
@@ -41,7 +42,8 @@ function registeredRoutes(): Array<[string, string]> {
     const segment = match[2] ?? '';
     stack.length = depth;
     const parent = stack.at(-1) ?? '';
-    const path = segment.startsWith('/') ? `${parent}${segment}` : `${parent}/${segment}`;
+    // `/` is a route itself since the live page: its children hang under it without a slash.
+    const path = segment.startsWith('/') || parent.endsWith('/') ? `${parent}${segment}` : `${parent}/${segment}`;
     stack.push(path);
     for (const method of (match[3] ?? '').split(', ')) routes.push([method, path.replace(/\*/g, 'some-model')]);
   }
@@ -58,6 +60,11 @@ async function call(method: string, path: string, authorization?: string): Promi
     },
     ...(hasBody ? { body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) } : {}),
   });
+  // The live page's feed never ends by itself: its status and headers are the answer.
+  if (String(response.headers['content-type']).startsWith('text/event-stream')) {
+    response.body.destroy();
+    return { status: response.statusCode, text: '', headers: response.headers };
+  }
   return { status: response.statusCode, text: await response.body.text(), headers: response.headers };
 }
 
@@ -70,7 +77,7 @@ function expect401(answer: { status: number; text: string; headers: Record<strin
 describe('routes without a key', () => {
   it('finds the routes svir registers', () => {
     const paths = new Set(registeredRoutes().map(([, path]) => path));
-    for (const path of ['/healthz', '/readyz', '/metrics', '/v1/models', '/v1/models/some-model', '/v1/chat/completions']) {
+    for (const path of ['/', '/healthz', '/readyz', '/metrics', '/v1/models', '/v1/models/some-model', '/v1/chat/completions', '/svir/api/state', '/svir/api/events']) {
       expect(paths).toContain(path);
     }
   });
@@ -78,7 +85,7 @@ describe('routes without a key', () => {
   it('answers 401 on every registered route but health, on every method it takes', async () => {
     for (const [method, path] of registeredRoutes()) {
       const answer = await call(method, path);
-      if (HEALTH.includes(path)) expect(answer.status, `${method} ${path}`).toBeLessThan(400);
+      if (PUBLIC.includes(path)) expect(answer.status, `${method} ${path}`).toBeLessThan(400);
       else expect401(answer, `${method} ${path}`);
     }
   });

@@ -87,7 +87,7 @@ const STAGES: Record<string, () => unknown> = {
     t.pushAll(CHUNKS);
     t.finish();
     const response = t.response();
-    return store.put({ response, input: withItemIds(input, makeId), output: outputAsInput(response.output) }, t.responseJson());
+    return store.put({ response, prior: [], input: withItemIds(input, makeId), output: outputAsInput(response.output) }, t.responseJson());
   },
 };
 

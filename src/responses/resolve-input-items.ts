@@ -7,7 +7,7 @@ import { SvirError } from '../errors.js';
 import type { InputItem, ItemReference } from './input-item.js';
 import type { ReadItem } from './read-input-items.js';
 
-function isReference(item: ReadItem): item is ItemReference {
+export function isReference(item: ReadItem): item is ItemReference {
   return !('role' in item) && (item.type === 'item_reference' || item.type === null || item.type === undefined);
 }
 

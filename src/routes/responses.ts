@@ -22,15 +22,16 @@ import { readInputItems } from '../responses/read-input-items.js';
 import { reasoningFormOf } from '../responses/reasoning-form.js';
 import { resolveInputItems } from '../responses/resolve-input-items.js';
 import { responsesParams } from '../responses/responses-params.js';
+import { referencedIds } from '../responses/referenced-ids.js';
 import { responsesRequestSchema, type ResponsesRequest } from '../responses/responses-request.js';
 import { toChatRequest, type TranslatedRequest } from '../responses/to-chat-request.js';
 import { toResponseItems } from '../responses/to-response-items.js';
 import { withItemIds } from '../responses/with-item-ids.js';
-import type { ResponseStore } from '../store/create-response-store.js';
+import type { ResponseStore } from '../store/response-store.js';
 import { chatRoute, type ChatRouteDeps } from './chat-completions.js';
 import { invalidRequestError } from './invalid-request-error.js';
 import { routeToBackend, type BackendRoute } from './route-to-backend.js';
-import { failureOf, responsesSender, type KeepResponse, type MakeTranslator } from './send-responses.js';
+import { failureOf, keptText, responsesSender, type KeepResponse, type MakeTranslator } from './send-responses.js';
 
 export type ResponsesIdKind = 'response' | 'msg' | 'rs' | 'fc' | 'fco';
 
@@ -78,34 +79,52 @@ function translatorMaker(deps: ResponsesRouteDeps, id: string, request: Response
     );
 }
 
-/** Puts the final response in the store with the request's own input items (their ids given here). */
-function keeper(deps: ResponsesRouteDeps, input: readonly InputItem[]): KeepResponse {
-  return (response, json) => {
-    deps.store.put({ response, input: withItemIds(input, (kind) => deps.makeResponsesId(kind)), output: outputAsInput(response.output) }, json);
+/** Why a response was not kept, for `x-svir-changes`. */
+const NOT_KEPT = {
+  refused: 'store: nothing was kept (the response is larger than the store keeps for one response)',
+  unavailable: 'store: nothing was kept (the Responses store is unavailable)',
+};
+
+/**
+ * Puts the final response in the store with the conversation before it and the request's own
+ * input items (their ids given here). A store that cannot be reached costs the client its record,
+ * never its answer.
+ */
+function keeper(deps: ResponsesRouteDeps, prior: InputItem[], input: readonly InputItem[]): KeepResponse {
+  return async (response, json) => {
+    const record = { response, prior, input: withItemIds(input, (kind) => deps.makeResponsesId(kind)), output: outputAsInput(response.output) };
+    try {
+      return (await deps.store.put(record, json)) ? undefined : NOT_KEPT.refused;
+    } catch {
+      return NOT_KEPT.unavailable;
+    }
   };
 }
 
-function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
+async function responsesRoute(deps: ResponsesRouteDeps, body: unknown): Promise<BackendRoute> {
   const parsed = responsesRequestSchema.safeParse(body);
   if (!parsed.success) throw invalidRequestError(parsed.error);
   const request = parsed.data;
   const { store } = deps;
 
-  let history: InputItem[] = [];
+  const read = readInputItems(inputOf(request));
   const previous = request.previous_response_id;
-  if (typeof previous === 'string') {
-    const found = store.history(previous);
-    if (found === undefined) throw notFound(previous, 'previous_response_id');
-    history = found;
-  }
-  const input = resolveInputItems(readInputItems(inputOf(request)), (id) => store.item(id));
+  const references = referencedIds(read);
+  // Both lookups at once: one round trip's wait for a shared store.
+  const [found, referenced] = await Promise.all([
+    typeof previous === 'string' ? store.history(previous) : Promise.resolve([]),
+    references.length === 0 ? Promise.resolve(undefined) : store.items(references),
+  ]);
+  if (found === undefined) throw notFound(String(previous), 'previous_response_id');
+  const history = found;
+  const input = resolveInputItems(read, (id) => referenced?.get(id));
   const translated = toChatRequest(request, [...history, ...input]);
   const notes = translated.notes;
 
   const id = deps.makeResponsesId('response');
   const makeTranslator = translatorMaker(deps, id, request, translated.origins);
   // `store: false`: nothing is kept, and no final response object is made for it.
-  const keep = request.store === false ? undefined : keeper(deps, input);
+  const keep = request.store === false ? undefined : keeper(deps, history, input);
 
   const chat = chatRoute(deps, translated.chat, responsesSender(makeTranslator, keep));
   return {
@@ -129,8 +148,7 @@ function responsesRoute(deps: ResponsesRouteDeps, body: unknown): BackendRoute {
     lateError(err) {
       const translator = makeTranslator('text');
       const text = translator.fail(failureOf(err));
-      keep?.(translator.response(), translator.responseJson());
-      return text;
+      return keep === undefined ? text : keptText(translator, keep, text);
     },
   };
 }
@@ -147,7 +165,7 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
     if (query.success && query.data.stream === 'true') {
       throw new SvirError('invalid_request', { param: 'stream', message: 'svir does not replay a stored response as a stream; GET it without stream=true.' });
     }
-    const response = deps.store.get(id);
+    const response = await deps.store.get(id);
     if (response === undefined) throw notFound(id, null);
     return reply.code(200).type('application/json; charset=utf-8').send(response);
   });
@@ -156,7 +174,7 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
     const { id } = idParams.parse(request.params);
     const query = listQuery.safeParse(request.query);
     if (!query.success) throw invalidRequestError(query.error);
-    const input = deps.store.input(id);
+    const input = await deps.store.input(id);
     if (input === undefined) throw notFound(id, null);
     const items = toResponseItems(input);
     if (query.data.order === 'desc') items.reverse();
@@ -175,7 +193,7 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
 
   app.delete('/v1/responses/:id', async (request, reply) => {
     const { id } = idParams.parse(request.params);
-    if (!deps.store.delete(id)) throw notFound(id, null);
+    if (!(await deps.store.delete(id))) throw notFound(id, null);
     return reply.code(200).type('application/json; charset=utf-8').send({ id, object: 'response', deleted: true });
   });
 }

@@ -106,7 +106,7 @@ export interface BackendRoute {
   /** The call for this backend; a request the backend cannot take throws here, before its queue. */
   prepare(target: AttemptTarget): PreparedCall;
   /** The bytes that end a committed stream with this error; a chat error event by default. */
-  lateError?(err: unknown): string;
+  lateError?(err: unknown): string | Promise<string>;
   /**
    * The route's names for the chat fields its attempts' errors name (an adapter's refusal, the
    * backend's answer): applied to every error that leaves them. The chat route has none.
@@ -198,7 +198,7 @@ export async function routeToBackend(
   deps: RouteDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  read: (body: unknown) => BackendRoute,
+  read: (body: unknown) => BackendRoute | Promise<BackendRoute>,
 ): Promise<void> {
   const summary: RequestSummary = summaryOf(request) ?? startSummary(request, deps.now());
   summary.route = routeLabelOf(request.url);
@@ -214,7 +214,7 @@ async function answer(
   deps: RouteDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  read: (body: unknown) => BackendRoute,
+  read: (body: unknown) => BackendRoute | Promise<BackendRoute>,
   summary: RequestSummary,
 ): Promise<void> {
   const state = deps.current();
@@ -229,7 +229,9 @@ async function answer(
     if (clientLeft) running?.abort(new ClientGoneError());
   });
 
-  const route = read(request.body);
+  // A route that asks a store first (Responses) gives a promise; the others, the route at once.
+  const routed = read(request.body);
+  const route = routed instanceof Promise ? await routed : routed;
   summary.model = route.model;
   summary.stream = route.stream;
 
@@ -281,7 +283,9 @@ async function answer(
       // Keepalives committed the stream before the upstream answered: an error event is all
       // that can still be said.
       recordError(summary, err);
-      if (!reply.raw.writableEnded) reply.raw.end(route.lateError?.(err) ?? encodeErrorEvent(toErrorResponse(err).body));
+      const late = route.lateError?.(err) ?? encodeErrorEvent(toErrorResponse(err).body);
+      const text = late instanceof Promise ? await late : late;
+      if (!reply.raw.writableEnded) reply.raw.end(text);
       return;
     }
     throw err;

@@ -54,6 +54,12 @@ export interface StreamFormat {
   failed(err: unknown): string;
   /** The stream is over, whole or failed (after its headers). */
   ended?(): void;
+  /**
+   * Called with the stream's last text (its end or its failure) before it is written; what it
+   * resolves to is written instead. The Responses route keeps the response here, so that it is
+   * stored before the client reads its final event. Never rejects.
+   */
+  settle?(last: string): Promise<string>;
 }
 
 export const STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -117,6 +123,19 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
   // Committed already when keepalives were sent while the first token was awaited.
   let started = raw.headersSent;
   let ended = false;
+  /** The last text, held by the format's settle until it resolves. */
+  let settling: Promise<void> | undefined;
+  const endWith = (last: string): void => {
+    if (format.settle === undefined) {
+      if (!raw.destroyed && !raw.writableEnded) raw.end(last);
+      format.ended?.();
+      return;
+    }
+    settling = format.settle(last).then((text) => {
+      if (!raw.destroyed && !raw.writableEnded) raw.end(text);
+      format.ended?.();
+    });
+  };
   /** A failure before anything was sent: thrown, for the error handler's real status. */
   let before: { err: unknown } | undefined;
   /**
@@ -185,9 +204,8 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
         // One write with the end: what this turn gathered, this step, the stream's close.
         const last = pending + text;
         pending = '';
-        raw.end(last);
         ended = true;
-        format.ended?.();
+        endWith(last);
         return true;
       }
       pending += text;
@@ -204,6 +222,7 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
 
   try {
     await pump.finished;
+    if (settling !== undefined) await settling;
     if (before !== undefined) throw before.err;
     // The steps always end with `done` or an error; anything else is a bug, not a clean end.
     if (!ended) throw new Error('the upstream steps ended without a finish');
@@ -211,10 +230,13 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
     if (!started || err instanceof ClientGoneError || args.signal.reason instanceof ClientGoneError) throw err;
     // After the headers: the format's failure (shutdown, a deadline, a bug), after what was taken.
     recordError(summary, err);
+    // The stream's end is on its way already (being settled): nothing more to say.
+    if (settling !== undefined) return await settling;
     const taken = pending;
     pending = '';
-    if (!raw.destroyed && !raw.writableEnded) raw.end(taken + format.failed(err));
-    format.ended?.();
+    ended = true;
+    endWith(taken + format.failed(err));
+    if (settling !== undefined) await settling;
   }
 }
 

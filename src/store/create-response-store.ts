@@ -1,43 +1,21 @@
 /**
- * The Responses store: responses kept in memory so that `previous_response_id`, `item_reference`
- * and `GET`/`DELETE /v1/responses/{id}` work. Bounded by count and by bytes (the JSON size of
- * what is kept); the least recently used response goes first. A restart forgets everything.
+ * The in-memory Responses store (one process): responses kept so that `previous_response_id`,
+ * `item_reference` and `GET`/`DELETE /v1/responses/{id}` work. Bounded by count and by bytes
+ * (the JSON size of each record, its whole conversation counted); the least recently used
+ * response goes first. A restart forgets everything.
  *
- * A response keeps its own new input items (references already resolved) and its output, plus
- * the id of the response it continued: the conversation before it is read by walking that chain,
- * so a long chain is not copied into every link.
+ * Each response holds the conversation before it (response-store.ts): the array is its own, the
+ * item objects are shared with the responses it continued, so a long chain costs one pointer per
+ * earlier item in memory, while the byte bound counts the JSON the record would take written out
+ * (what the Redis store writes), erring high.
  */
 import type { InputItem } from '../responses/input-item.js';
 import type { ResponseObject } from '../responses/response-object.js';
+import { itemIdOf, recordBytes, type ResponseStore, type StoreLimits, type StoredResponse } from './response-store.js';
 
-export interface StoreLimits {
-  maxResponses: number;
-  maxBytes: number;
-}
+export type { StoreLimits, StoredResponse } from './response-store.js';
 
-export interface StoredResponse {
-  response: ResponseObject;
-  /** The request's own input items, resolved (instructions are not carried over, as OpenAI does). */
-  input: InputItem[];
-  /** The output items, as input items for the next turn. */
-  output: InputItem[];
-}
-
-export interface ResponseStore {
-  /**
-   * Keeps a response; false when it alone is larger than the byte bound (nothing is kept then).
-   * `responseJson`, JSON.stringify(record.response) when the caller has made it already (the
-   * Responses route sent it), spares making it again to count the record's size.
-   */
-  put(record: StoredResponse, responseJson?: string): boolean;
-  get(id: string): ResponseObject | undefined;
-  /** The response's own input items (not those of the responses it continued). */
-  input(id: string): InputItem[] | undefined;
-  /** The conversation up to and including the response: every earlier input and output, in order. */
-  history(id: string): InputItem[] | undefined;
-  /** An input or output item of a kept response, by the item's id. */
-  item(id: string): InputItem | undefined;
-  delete(id: string): boolean;
+export interface MemoryResponseStore extends ResponseStore {
   setLimits(limits: StoreLimits): void;
   stats(): { responses: number; bytes: number };
 }
@@ -48,20 +26,7 @@ interface Entry {
   itemIds: string[];
 }
 
-/** The JSON of a record around its three parts: `{"response":…,"input":…,"output":…}`. */
-const RECORD_FRAME_BYTES = Buffer.byteLength('{"response":,"input":,"output":}');
-
-/** The byte length of JSON.stringify(record). */
-function recordBytes(record: StoredResponse, responseJson: string | undefined): number {
-  if (responseJson === undefined) return Buffer.byteLength(JSON.stringify(record));
-  return RECORD_FRAME_BYTES + Buffer.byteLength(responseJson) + Buffer.byteLength(JSON.stringify(record.input)) + Buffer.byteLength(JSON.stringify(record.output));
-}
-
-function itemId(item: InputItem): string | undefined {
-  return typeof item.id === 'string' && item.id.length > 0 ? item.id : undefined;
-}
-
-export function createResponseStore(initial: StoreLimits): ResponseStore {
+export function createResponseStore(initial: StoreLimits): MemoryResponseStore {
   let limits = initial;
   /** Map order is recency: the first entry is the least recently used. */
   const entries = new Map<string, Entry>();
@@ -93,50 +58,51 @@ export function createResponseStore(initial: StoreLimits): ResponseStore {
     }
   };
 
+  const put = (record: StoredResponse, responseJson: string | undefined): boolean => {
+    const id = record.response.id;
+    remove(id);
+    if (limits.maxResponses === 0) return false;
+    const size = recordBytes(record, responseJson);
+    if (size > limits.maxBytes) return false;
+    const itemIds: string[] = [];
+    // Only the response's own items: an earlier response's items are found through it.
+    for (const item of [...record.input, ...record.output]) {
+      const key = itemIdOf(item);
+      if (key === undefined) continue;
+      items.set(key, { responseId: id, item });
+      itemIds.push(key);
+    }
+    entries.set(id, { record, bytes: size, itemIds });
+    bytes += size;
+    evict();
+    return entries.has(id);
+  };
+
+  const get = (id: string): ResponseObject | undefined => touch(id)?.record.response;
+
+  const history = (id: string): InputItem[] | undefined => {
+    const record = touch(id)?.record;
+    return record === undefined ? undefined : [...record.prior, ...record.input, ...record.output];
+  };
+
+  const found = (ids: readonly string[]): Map<string, InputItem> => {
+    const out = new Map<string, InputItem>();
+    for (const id of ids) {
+      const hit = items.get(id);
+      if (hit === undefined) continue;
+      touch(hit.responseId);
+      out.set(id, hit.item);
+    }
+    return out;
+  };
+
   return {
-    put(record, responseJson) {
-      const size = recordBytes(record, responseJson);
-      const id = record.response.id;
-      remove(id);
-      if (size > limits.maxBytes || limits.maxResponses === 0) return false;
-      const itemIds: string[] = [];
-      for (const item of [...record.input, ...record.output]) {
-        const key = itemId(item);
-        if (key === undefined) continue;
-        items.set(key, { responseId: id, item });
-        itemIds.push(key);
-      }
-      entries.set(id, { record, bytes: size, itemIds });
-      bytes += size;
-      evict();
-      return entries.has(id);
-    },
-    get(id) {
-      return touch(id)?.record.response;
-    },
-    input(id) {
-      return touch(id)?.record.input;
-    },
-    history(id) {
-      const chain: StoredResponse[] = [];
-      const seen = new Set<string>();
-      let next: string | null = id;
-      while (next !== null && !seen.has(next)) {
-        seen.add(next);
-        const entry = touch(next);
-        if (entry === undefined) return undefined;
-        chain.push(entry.record);
-        next = entry.record.response.previous_response_id;
-      }
-      return chain.reverse().flatMap((record) => [...record.input, ...record.output]);
-    },
-    item(id) {
-      const found = items.get(id);
-      if (found === undefined) return undefined;
-      touch(found.responseId);
-      return found.item;
-    },
-    delete: remove,
+    put: (record, responseJson) => Promise.resolve(put(record, responseJson)),
+    get: (id) => Promise.resolve(get(id)),
+    input: (id) => Promise.resolve(touch(id)?.record.input),
+    history: (id) => Promise.resolve(history(id)),
+    items: (ids) => Promise.resolve(found(ids)),
+    delete: (id) => Promise.resolve(remove(id)),
     setLimits(next) {
       limits = next;
       evict();

@@ -35,6 +35,7 @@ export const ERROR_CATALOGUE = {
   },
   upstream_error: { status: 502, type: 'upstream_error', message: 'The backend failed.' },
   backend_unavailable: { status: 503, type: 'service_unavailable', message: 'The backend is unavailable.' },
+  store_unavailable: { status: 503, type: 'service_unavailable', message: 'The shared Responses store is unavailable.' },
   upstream_timeout: { status: 504, type: 'timeout_error', message: 'The backend took too long to answer.' },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;
 

@@ -36,6 +36,7 @@ import { registerCompletionsRoute } from './routes/completions.js';
 import { registerEmbeddingsRoute } from './routes/embeddings.js';
 import { registerModelsRoutes } from './routes/models.js';
 import { registerResponsesRoutes, type ResponsesIdKind } from './routes/responses.js';
+import { startCluster } from './cluster/start-cluster.js';
 import { createResponseStore } from './store/create-response-store.js';
 import { trackConnections, type ConnectionTracker } from './track-connections.js';
 import { createUpstreamPool, type UpstreamPool } from './upstream/create-upstream-pool.js';
@@ -161,6 +162,9 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   const streams = createActiveStreams();
   const queues = createBackendQueues(config.backends);
   const balancer = createBalancer();
+  // With `cluster.redis`: the Responses store and the limits are shared (README "Several
+  // replicas"); the in-memory store is then left empty.
+  const cluster = startCluster(config.cluster, logger);
   const metrics = createMetrics({ processMetrics: deps.processMetrics === true });
   const responseStore = createResponseStore(config.responses.store);
   const monitor = createMonitor();
@@ -225,6 +229,9 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
       ).filter(
         (key) => JSON.stringify(next.server[key]) !== JSON.stringify(runtime.config.server[key]),
       );
+      if (JSON.stringify(next.cluster) !== JSON.stringify(runtime.config.cluster)) {
+        logger.warn('config reload: cluster takes effect only on restart');
+      }
       if (restartOnly.length > 0) {
         logger.warn(`config reload: server.${restartOnly.join(', server.')} take effect only on restart`);
       }
@@ -324,7 +331,15 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
-  registerReadinessRoute(app, { registry });
+  if (cluster !== undefined) {
+    metrics.watchCluster(() => ({
+      up: cluster.link.state() === 'up',
+      latencyMs: cluster.link.latencyMs(),
+      replicas: cluster.limits.liveReplicas(),
+      slots: cluster.limits.snapshot(),
+    }));
+  }
+  registerReadinessRoute(app, { registry, cluster: cluster?.link });
   registerMetricsRoute(app, { metrics });
   registerModelsRoutes(app, { registry });
   registerMonitorRoutes(app, { registry: () => registry, queues, streams, monitor, now, clock: deps.clock ?? (() => performance.now()) });
@@ -339,14 +354,16 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     balancer,
     metrics,
     clock: deps.clock ?? (() => performance.now()),
+    sharedLimits: cluster?.limits,
   };
   registerChatCompletionsRoute(app, routeDeps);
-  registerResponsesRoutes(app, { ...routeDeps, makeResponsesId: deps.makeResponsesId ?? defaultMakeResponsesId, store: responseStore });
+  registerResponsesRoutes(app, { ...routeDeps, makeResponsesId: deps.makeResponsesId ?? defaultMakeResponsesId, store: cluster?.store ?? responseStore });
   registerCompletionsRoute(app, routeDeps);
   registerEmbeddingsRoute(app, routeDeps);
 
   app.addHook('onClose', async () => {
     clearInterval(refreshTimer);
+    await cluster?.close();
     await pool.close();
   });
   return app;

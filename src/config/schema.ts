@@ -117,6 +117,34 @@ export const configSchema = z
           .prefault({}),
       })
       .prefault({}),
+    /**
+     * Several replicas sharing one Redis or Valkey (README "Several replicas"): the Responses store
+     * and each backend's maxConcurrent. Without `redis` (or with it empty), one process, as before.
+     */
+    cluster: z
+      .strictObject({
+        /** `redis://` or `rediss://`; `${SVIR_REDIS_URL}` takes it from the environment. */
+        redis: z
+          .string()
+          .refine((url) => url === '' || (/^rediss?:\/\//.test(url) && URL.canParse(url)), 'must be a redis:// or rediss:// URL')
+          .optional(),
+        /** Every key svir writes starts with it (several svir clusters may share one Redis). */
+        keyPrefix: z.string().min(1).default('svir:'),
+        connectTimeoutMs: z.number().int().positive().default(2_000),
+        /** The longest one Redis command may hold a request; past it Redis counts as down until a probe answers. */
+        commandTimeoutMs: z.number().int().positive().default(500),
+        /** How often Redis is pinged (its state and latency, and the way back up). */
+        probeMs: z.number().int().positive().default(1_000),
+        /** A shared slot's lease: a replica that dies frees its slots within it. */
+        leaseMs: z.number().int().min(300).default(10_000),
+        /** Replicas assumed, for each one's share of a limit, while Redis has never counted them. */
+        replicas: z.number().int().positive().default(2),
+        /** How long a stored response lives unread (each read extends it). */
+        responseTtlSeconds: z.number().int().positive().default(30 * 24 * 3600),
+        /** A response larger than this (with its conversation) is not kept. */
+        maxResponseBytes: z.number().int().positive().default(8 * 1024 * 1024),
+      })
+      .prefault({}),
     /** Model aliases: `fast: lms/qwen3.8-27b` (backend/model) or `fast: qwen3.8-27b`. */
     aliases: z.record(z.string().min(1), z.string().min(1)).default({}),
     /** How often discovered model lists are refreshed. */

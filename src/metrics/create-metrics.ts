@@ -16,6 +16,17 @@ export interface BackendStateRow {
   state: 'up' | 'down' | 'unknown';
 }
 
+/** Replicas sharing a Redis (README "Several replicas"), at scrape time. */
+export interface ClusterSnapshot {
+  up: boolean;
+  /** The last probe's round trip (ms); undefined before the first answer. */
+  latencyMs: number | undefined;
+  /** Live replicas as Redis last counted them. */
+  replicas: number | undefined;
+  /** Per backend: shared slots this replica holds, its requests waiting for one. */
+  slots: readonly { backend: string; held: number; waiting: number }[];
+}
+
 /** What the server's live state looks like at scrape time. */
 export interface MetricSources {
   queues(): readonly QueueSnapshotRow[];
@@ -48,6 +59,8 @@ export interface SvirMetrics {
   readonly overhead: Histogram<'backend'>;
   /** Where queue lengths and backend states are read at scrape time. */
   watch(sources: MetricSources): void;
+  /** Where the cluster's state is read at scrape time (with `cluster.redis` only). */
+  watchCluster(source: () => ClusterSnapshot): void;
   /** The text a scraper reads, and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -72,6 +85,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): SvirMetrics {
   }
 
   let sources: MetricSources = { queues: () => [], backends: () => [] };
+  let clusterSource: (() => ClusterSnapshot) | undefined;
 
   const requests = new Counter({
     name: 'svir_requests_total',
@@ -167,6 +181,57 @@ export function createMetrics(options: CreateMetricsOptions = {}): SvirMetrics {
     },
   });
 
+  new Gauge({
+    name: 'svir_redis_up',
+    help: '1 when the shared Redis answers, 0 when it does not (only with cluster.redis).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      const cluster = clusterSource?.();
+      if (cluster !== undefined) this.set(cluster.up ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'svir_redis_latency_seconds',
+    help: "The last PING's round trip to the shared Redis (only with cluster.redis, once it answered).",
+    registers: [registry],
+    collect() {
+      this.reset();
+      const latency = clusterSource?.().latencyMs;
+      if (latency !== undefined) this.set(latency / 1000);
+    },
+  });
+  new Gauge({
+    name: 'svir_cluster_replicas',
+    help: 'Live replicas as the shared Redis last counted them (only with cluster.redis).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      const replicas = clusterSource?.().replicas;
+      if (replicas !== undefined) this.set(replicas);
+    },
+  });
+  new Gauge({
+    name: 'svir_shared_slots_held',
+    help: "Slots of the backend's shared maxConcurrent this replica holds (only with cluster.redis).",
+    labelNames: ['backend'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const row of clusterSource?.().slots ?? []) this.set({ backend: row.backend }, row.held);
+    },
+  });
+  new Gauge({
+    name: 'svir_shared_slots_waiting',
+    help: "Requests of this replica waiting for a slot of the backend's shared maxConcurrent (only with cluster.redis).",
+    labelNames: ['backend'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const row of clusterSource?.().slots ?? []) this.set({ backend: row.backend }, row.waiting);
+    },
+  });
+
   return {
     registry,
     requests,
@@ -178,6 +243,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): SvirMetrics {
     overhead,
     watch(next) {
       sources = next;
+    },
+    watchCluster(source) {
+      clusterSource = source;
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

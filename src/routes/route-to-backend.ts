@@ -26,6 +26,7 @@ import { RequestAbortController } from '../request-abort-controller.js';
 import { createRequestRecorder, type RecordedFinish, type RequestRecorder } from '../metrics/request-recorder.js';
 import { encodeComment, encodeErrorEvent } from '../normalize/sse-encoder.js';
 import type { QueueTicket } from '../queue/backend-queue.js';
+import type { SharedLimits, SharedSlot } from '../cluster/create-shared-limits.js';
 import type { BackendQueues } from '../queue/backend-queues.js';
 import { recordError, startSummary, summaryOf, type RequestSummary } from '../request-summary.js';
 import type { BackendStateName, ModelRegistry, RouteCandidate } from '../router/create-model-registry.js';
@@ -60,6 +61,8 @@ export interface RouteDeps {
   metrics: SvirMetrics;
   /** Monotonic ms, for durations in metrics. */
   clock(): number;
+  /** With `cluster.redis`: each backend's maxConcurrent shared by the replicas, after the local queue. */
+  sharedLimits?: SharedLimits;
 }
 
 /** The backend one attempt was given, and what calling it takes. */
@@ -327,6 +330,22 @@ async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCan
     }
   }
 
+  // Replicas: a slot of the backend's shared limit too, in the local queue's order, within what
+  // is left of its queue timeout.
+  let shared: SharedSlot | undefined;
+  if (deps.sharedLimits !== undefined && queue !== undefined) {
+    const { maxConcurrent, queueTimeoutMs } = queue.stats().limits;
+    recorder.stopwatch.enter('queue');
+    try {
+      shared = await deps.sharedLimits.acquire(name, maxConcurrent, abort.signal, queueTimeoutMs - (ticket?.waitedMs ?? 0));
+    } catch (err) {
+      ticket?.release();
+      throw err;
+    } finally {
+      recorder.stopwatch.enter('svir');
+    }
+  }
+
   // The deadlines count from here, but are made once the request has left (their timer and
   // listener are bookkeeping): the request's controller is their signal.
   const deadlinesFrom = performance.now();
@@ -370,6 +389,7 @@ async function attempt(deps: RouteDeps, scope: RequestScope, candidate: RouteCan
     if (deadlines?.expired !== undefined) recorder.upstreamError(deadlines.expired);
     deadlines?.finish();
     recorder.streamClosed();
+    shared?.release();
     ticket?.release();
   }
 }

@@ -13,6 +13,7 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors.js';
 import type { ScriptedResponse } from '../fakes/scripted-upstream.js';
 import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.js';
 import { contextOverflowResponse } from './harness/context-overflow-response.js';
+import { startSvir } from '../faults/start-svir.js';
 import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
 
 type ApiError = InstanceType<typeof OpenAI.APIError>;
@@ -112,6 +113,7 @@ const CASES = {
   request_too_large: 'a body over the limit is an APIError with status 413',
   unsupported_media_type: 'a body that is not JSON by its content type is an APIError with status 415',
   backend_unavailable: 'a backend nothing listens on is an InternalServerError 503 with Retry-After',
+  store_unavailable: 'retrieving a response while the shared Redis is unreachable is an InternalServerError 503, never a NotFoundError',
   context_length_exceeded: 'every server\'s wording is a BadRequestError that keeps "maximum context length"',
   content_filter: 'Azure blocking the prompt is a BadRequestError',
   rate_limit_exceeded: 'an upstream 429 is a RateLimitError with its Retry-After',
@@ -208,6 +210,21 @@ describe('errors svir raises itself', () => {
     expectSvirError(err, 'backend_unavailable', OpenAI.InternalServerError);
     expect(err.headers?.get('retry-after')).toMatch(/^\d+$/);
     expect(err.message).toContain('offline');
+  });
+
+  it(title('store_unavailable'), async () => {
+    // A replica whose Redis (cluster.redis) nothing listens on.
+    const replica = await startSvir(
+      { backends: [{ name: 'b', type: 'openai', url: `http://127.0.0.1:${await closedPort()}/v1`, models: ['m'] }], cluster: { redis: `redis://127.0.0.1:${await closedPort()}` } },
+      { logLevel: 'silent' },
+    );
+    try {
+      const offline = new OpenAI({ baseURL: `${replica.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+      const err = await failureOf(offline.responses.retrieve('resp_0123'));
+      expectSvirError(err, 'store_unavailable', OpenAI.InternalServerError);
+    } finally {
+      await replica.close();
+    }
   });
 });
 

@@ -1,0 +1,155 @@
+/**
+ * Redis killed, paused (SIGSTOP) and started again while two svir programs serve a steady load
+ * (chat requests, Responses turns that are stored, lookups of a stored response). What clients
+ * see at each step is recorded (and printed); the contract (README "Several replicas"):
+ * - chat is always served (200), whatever Redis does;
+ * - a Responses turn is always answered; while Redis is away it says `store: false`;
+ * - a lookup answers 503 `store_unavailable` while Redis is away, never 404; after a pause the
+ *   record is found again, after a restart (an empty Redis) it is an honest 404;
+ * - nothing hangs (every request within the test's client timeout), nothing crashes (both
+ *   processes alive, no unhandled rejection), and svir is back without a restart.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SvirProcess } from '../contract/harness/run-svir.js';
+import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { redisUp, startReplica } from './cluster-rig.js';
+import { startRedis, type RedisProcess } from './redis-process.js';
+
+const MODEL = 'fault-model';
+/** Far above any bound svir states (commandTimeoutMs, the queue's): a request past it hung. */
+const CLIENT_TIMEOUT_MS = 10_000;
+let redis: RedisProcess;
+let upstream: ScriptedUpstream;
+const replicas: SvirProcess[] = [];
+
+const ANSWER =
+  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: null }] })}\n\n` +
+  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  upstream = await startScriptedUpstream();
+  upstream.models([MODEL]);
+  upstream.chat({
+    kind: 'handler',
+    handle: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      setTimeout(() => res.end(ANSWER), 5);
+    },
+  });
+  for (let i = 0; i < 2; i++) {
+    replicas.push(
+      await startReplica({ redisUrl: redis.url, backendUrl: upstream.baseUrl, model: MODEL, maxConcurrent: 4, leaseMs: 1_000, extraCluster: { commandTimeoutMs: 200 } }),
+    );
+  }
+  for (const replica of replicas) await redisUp(replica.url);
+}, 120_000);
+
+afterAll(async () => {
+  for (const replica of replicas) await replica.stop();
+  await upstream?.close();
+  await redis?.close();
+});
+
+type Seen = string;
+
+async function request(url: string, init: RequestInit): Promise<{ status: number; body: string } | 'hung'> {
+  try {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) });
+    return { status: response.status, body: await response.text() };
+  } catch {
+    return 'hung';
+  }
+}
+
+const json = { 'content-type': 'application/json' };
+
+async function chatOnce(url: string): Promise<Seen> {
+  const answer = await request(`${url}/v1/chat/completions`, { method: 'POST', headers: json, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }) });
+  return answer === 'hung' ? 'hung' : `chat ${answer.status}`;
+}
+
+async function turnOnce(url: string): Promise<Seen> {
+  const answer = await request(`${url}/v1/responses`, { method: 'POST', headers: json, body: JSON.stringify({ model: MODEL, input: 'hi' }) });
+  if (answer === 'hung') return 'hung';
+  if (answer.status !== 200) return `turn ${answer.status}`;
+  const body = JSON.parse(answer.body) as { store: boolean };
+  return `turn 200 store:${String(body.store)}`;
+}
+
+async function lookup(url: string, id: string): Promise<Seen> {
+  const answer = await request(`${url}/v1/responses/${id}`, { method: 'GET' });
+  if (answer === 'hung') return 'hung';
+  const code = answer.status === 200 ? '' : ` ${(JSON.parse(answer.body) as { error: { code: string } }).error.code}`;
+  return `lookup ${answer.status}${code}`;
+}
+
+/** Runs the load for `ms`: what the clients saw, counted. */
+async function load(ms: number, storedId: string): Promise<Map<Seen, number>> {
+  const seen = new Map<Seen, number>();
+  const until = performance.now() + ms;
+  const worker = async (i: number): Promise<void> => {
+    for (let n = 0; performance.now() < until; n++) {
+      const url = replicas[(i + n) % 2]?.url ?? '';
+      const kind = n % 3;
+      const what = kind === 0 ? await chatOnce(url) : kind === 1 ? await turnOnce(url) : await lookup(url, storedId);
+      seen.set(what, (seen.get(what) ?? 0) + 1);
+    }
+  };
+  await Promise.all([0, 1, 2, 3].map(worker));
+  return seen;
+}
+
+function alive(): boolean {
+  return replicas.every((replica) => replica.child.exitCode === null && replica.child.signalCode === null);
+}
+
+describe('Redis faults under load', () => {
+  it('killed, paused, restarted: chat always served, lookups 503 (never 404) while Redis is away, nothing hangs or crashes, svir recovers', async () => {
+    const first = JSON.parse((await request(`${replicas[0]?.url}/v1/responses`, { method: 'POST', headers: json, body: JSON.stringify({ model: MODEL, input: 'keep me' }) }).then((a) => (a === 'hung' ? { body: '{}' } : a))).body) as { id: string };
+    const steps: { step: string; seen: Map<Seen, number> }[] = [];
+
+    steps.push({ step: 'Redis up', seen: await load(800, first.id) });
+
+    redis.pause();
+    steps.push({ step: 'Redis paused (SIGSTOP)', seen: await load(1_500, first.id) });
+    redis.resume();
+    for (const replica of replicas) await redisUp(replica.url);
+    steps.push({ step: 'Redis resumed', seen: await load(800, first.id) });
+
+    await redis.kill();
+    for (const replica of replicas) await redisUp(replica.url, 'down');
+    steps.push({ step: 'Redis killed', seen: await load(1_500, first.id) });
+
+    await redis.restart();
+    for (const replica of replicas) await redisUp(replica.url);
+    steps.push({ step: 'Redis restarted (empty)', seen: await load(800, first.id) });
+
+    // What the clients saw, step by step (the test's record of the faults).
+    for (const { step, seen } of steps) console.log(`${step}: ${[...seen].map(([what, n]) => `${what} ×${n}`).join(', ')}`);
+
+    const all = (step: number): Seen[] => [...(steps[step]?.seen.keys() ?? [])];
+    for (const step of steps) {
+      expect(step.seen.get('hung') ?? 0, step.step).toBe(0);
+      // Chat is served whatever Redis does.
+      expect([...step.seen.keys()].filter((what) => what.startsWith('chat')), step.step).toEqual(['chat 200']);
+      // A Responses turn is always answered.
+      expect([...step.seen.keys()].filter((what) => what.startsWith('turn') && !what.startsWith('turn 200')), step.step).toEqual([]);
+    }
+    expect(all(0).filter((what) => what.startsWith('lookup'))).toEqual(['lookup 200']);
+    expect(all(0)).not.toContain('turn 200 store:false');
+    // Away (paused or killed): lookups are 503 store_unavailable, never 404; turns say store: false.
+    for (const away of [1, 3]) {
+      expect(all(away)).not.toContain('lookup 404 response_not_found');
+      expect(all(away)).toContain('lookup 503 store_unavailable');
+      expect(all(away)).toContain('turn 200 store:false');
+    }
+    // Back: stored again; the record outlived the pause, not the restart of a Redis that keeps nothing.
+    expect(all(2).filter((what) => what.startsWith('lookup'))).toEqual(['lookup 200']);
+    expect(all(2)).toContain('turn 200 store:true');
+    expect(all(4).filter((what) => what.startsWith('lookup'))).toEqual(['lookup 404 response_not_found']);
+    expect(all(4)).toContain('turn 200 store:true');
+    expect(alive()).toBe(true);
+    for (const replica of replicas) expect(replica.stderr()).not.toMatch(/unhandled|uncaught/i);
+  }, 120_000);
+});

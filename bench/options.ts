@@ -42,6 +42,8 @@ const optionsSchema = z.object({
   candidate: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   profile: z.boolean(),
+  /** Also run svir with `cluster.redis` against a redis-server on loopback (target svir-cluster). */
+  redis: z.boolean(),
   resultsDir: z.string(),
 });
 export type BenchOptions = z.infer<typeof optionsSchema>;
@@ -64,6 +66,7 @@ const HELP = `npm run bench -- [flags]   (each flag also reads BENCH_<NAME>, e.g
   --candidate FILE      also run this CLI file (openai backend) as target candidate-openai
   --log-level L         svir's log level (info, its default)
   --profile             --cpu-prof the svir processes into <results>/profiles
+  --redis               also run svir-cluster: svir with cluster.redis against a redis-server on loopback
   --results DIR         where JSON results go (bench/results)`;
 
 const listOf = (text: string): string[] =>
@@ -98,6 +101,7 @@ export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Be
       candidate: { type: 'string' },
       'log-level': { type: 'string' },
       profile: { type: 'boolean' },
+      redis: { type: 'boolean' },
       results: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -132,6 +136,7 @@ export function readOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Be
     candidate: values.candidate ?? env.BENCH_CANDIDATE,
     logLevel: pick(values['log-level'], 'LOG_LEVEL', 'info', 'info'),
     profile: values.profile === true || env.BENCH_PROFILE === '1',
+    redis: values.redis === true || env.BENCH_REDIS === '1',
     resultsDir: pick(values.results, 'RESULTS', new URL('./results/', import.meta.url).pathname, new URL('./results/', import.meta.url).pathname),
   });
   if (!parsed.success) {

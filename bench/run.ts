@@ -17,6 +17,7 @@ import { runMemoryBench, type MemoryResult } from './memory-50mb.js';
 import { runNormalizerBench, type NormalizerResult } from './normalizer.js';
 import { hasRoute, runOpenStreamsBench, type OpenStreamsResult } from './open-streams.js';
 import { readOptions, type BenchOptions } from './options.js';
+import { startBenchRedis, type BenchRedis } from './redis-server.js';
 import { packageVersions } from './package-versions.js';
 import { portkeyChatRoute } from './portkey.js';
 import {
@@ -30,6 +31,7 @@ import {
   formatReport,
   PASS_THROUGH,
   PORTKEY,
+  SVIR_CLUSTER,
   SVIR_RESPONSES,
   writeReport,
   type LoadSummary,
@@ -56,7 +58,7 @@ const isApart = (name: string): boolean => APART.some((apart) => apart === name)
 
 /** A generous bound on the whole run, from its settings: past it the run is stopped. */
 function budgetMs(o: BenchOptions): number {
-  const count = 5 + o.compare.length + (o.candidate === undefined ? 0 : 2);
+  const count = 5 + o.compare.length + (o.candidate === undefined ? 0 : 2) + (o.redis ? 1 : 0);
   const load = o.sections.includes('load') ? (o.rounds + 1) * count * (o.durationS + o.preRollS + 5) * 1000 : 0;
   const seq = o.sections.includes('sequential') ? (o.samples + o.warmup) * count * 100 : 0;
   const micro = o.sections.includes('normalizer') ? o.microS * 3 * 4 * 1000 + 30_000 : 0;
@@ -65,7 +67,7 @@ function budgetMs(o: BenchOptions): number {
   return 60_000 + load + seq + micro + memory + streams;
 }
 
-async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started: TargetProcess[]): Promise<Targets> {
+async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started: TargetProcess[], redis: BenchRedis | undefined): Promise<Targets> {
   const cpuProfDir = o.profile ? join(o.resultsDir, 'profiles') : undefined;
   if (cpuProfDir !== undefined) await mkdir(cpuProfDir, { recursive: true });
   const mock = await spawnTarget(
@@ -85,7 +87,13 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
     ? await spawnTarget(CONTRACT_MINIMUM, { kind: 'serve', spec: { role: 'contract-minimum', upstream: origin } }, { maxLifetimeMs, cpuProfDir })
     : undefined;
   if (minimum !== undefined) started.push(minimum);
-  const svirProcess = (name: string, backendType: 'openai' | 'llamacpp', entry: string | undefined, source: BenchOptions['svirFrom']): Promise<TargetProcess> =>
+  const svirProcess = (
+    name: string,
+    backendType: 'openai' | 'llamacpp',
+    entry: string | undefined,
+    source: BenchOptions['svirFrom'],
+    redisUrl?: string,
+  ): Promise<TargetProcess> =>
     spawnTarget(
       name,
       {
@@ -95,6 +103,7 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
         source,
         entry,
         logLevel: o.logLevel,
+        redis: redisUrl,
       },
       { maxLifetimeMs, cpuProfDir },
     );
@@ -104,6 +113,9 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
   // after it in the first round (right before it in the next), alike in everything but the build.
   const candidate = o.candidate === undefined ? undefined : await svirProcess(CANDIDATE, 'openai', o.candidate, 'dist');
   if (candidate !== undefined) started.push(candidate);
+  // svir with cluster.redis (--redis): the shared limit's lease per request, beside svir-openai.
+  const svirCluster = redis === undefined ? undefined : await svirProcess(SVIR_CLUSTER, 'openai', o.svirEntry, o.svirFrom, redis.url);
+  if (svirCluster !== undefined) started.push(svirCluster);
   const svirLlamacpp = await svirProcess('svir-llamacpp', 'llamacpp', o.svirEntry, o.svirFrom);
   started.push(svirLlamacpp);
   // The Responses route in a process of its own, the mock as an `openai` backend: its CPU time
@@ -119,6 +131,7 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
   if (minimum !== undefined) targets.set(CONTRACT_MINIMUM, { process: minimum, route: CHAT_ROUTE });
   targets.set('svir-openai', { process: svirOpenai, route: CHAT_ROUTE });
   if (candidate !== undefined) targets.set(CANDIDATE, { process: candidate, route: CHAT_ROUTE });
+  if (svirCluster !== undefined) targets.set(SVIR_CLUSTER, { process: svirCluster, route: CHAT_ROUTE });
   targets.set('svir-llamacpp', { process: svirLlamacpp, route: CHAT_ROUTE });
   // A build without the Responses route leaves it out.
   if (await hasRoute(svirResponses.port, RESPONSES_ROUTE)) targets.set(SVIR_RESPONSES, { process: svirResponses, route: RESPONSES_ROUTE });
@@ -239,6 +252,7 @@ async function main(): Promise<void> {
   let memory: MemoryResult | undefined;
   let openStreams: OpenStreamsResult | undefined;
   let sideBySide: SideBySideResult | undefined;
+  let redis: BenchRedis | undefined;
   /** Portkey's refused attempts to leave loopback, over every process of it the run started. */
   let portkeyRefusals: number | undefined;
   const countRefusals = (processes: readonly TargetProcess[]): void => {
@@ -247,7 +261,8 @@ async function main(): Promise<void> {
 
   try {
     if (o.sections.includes('load') || o.sections.includes('sequential')) {
-      const targets = await startLoadTargets(o, maxLifetimeMs, started);
+      redis = o.redis ? await startBenchRedis() : undefined;
+      const targets = await startLoadTargets(o, maxLifetimeMs, started, redis);
       const mock = targets.get(DIRECT)?.process;
       if (mock === undefined) throw new Error('no mock');
       await warmUp(o, targets);
@@ -327,6 +342,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await Promise.all(started.map((t) => t.stop()));
+    await redis?.stop();
   }
 
   const report = buildReport({

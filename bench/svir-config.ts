@@ -16,6 +16,8 @@ export function svirBenchConfig(options: {
   upstream: string;
   logLevel: LogLevel;
   port: number;
+  /** `cluster.redis`: the Responses store and the limits in this Redis. */
+  redis?: string | undefined;
 }): ConfigInput {
   const config: ConfigInput = {
     server: { host: '127.0.0.1', port: options.port, logLevel: options.logLevel },
@@ -32,6 +34,7 @@ export function svirBenchConfig(options: {
       },
     ],
   };
+  if (options.redis !== undefined) config.cluster = { redis: options.redis };
   // Refuse here, with zod's words, a config svir would refuse at start.
   configSchema.parse(config);
   return config;

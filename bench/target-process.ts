@@ -43,6 +43,8 @@ export type Launch =
       /** A CLI file to run instead of the repository's (a candidate build). */
       entry?: string | undefined;
       logLevel: NonNullable<NonNullable<ConfigInput['server']>['logLevel']>;
+      /** `cluster.redis` (the svir-cluster target). */
+      redis?: string | undefined;
     }
   /** Portkey's gateway; where it forwards to is in each request's headers (portkey.ts). */
   | { kind: 'portkey' };
@@ -98,7 +100,7 @@ async function entryFor(name: string, launch: Launch, port: number, lifetime: Re
   }
   const dir = await mkdtemp(join(tmpdir(), `svir-bench-${name}-`));
   const configFile = join(dir, 'config.json');
-  const config = svirBenchConfig({ backendType: launch.backendType, upstream: launch.upstream, logLevel: launch.logLevel, port });
+  const config = svirBenchConfig({ backendType: launch.backendType, upstream: launch.upstream, logLevel: launch.logLevel, port, redis: launch.redis });
   await writeFile(configFile, JSON.stringify(config, null, 2));
   const args = ['--config', configFile, '--host', '127.0.0.1', '--port', String(port)];
   if (launch.entry !== undefined) return { ...common, entry: launch.entry, args, tsx: launch.entry.endsWith('.ts') };

@@ -12,7 +12,6 @@
  * (`allkeys-lru` or `volatile-lru`: the README says so): since a response holds its whole
  * conversation, losing one key never breaks another response.
  */
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { SvirError } from '../errors.js';
 import {
@@ -24,16 +23,12 @@ import {
 } from '../responses/input-item.js';
 import type { ResponseObject } from '../responses/response-object.js';
 import { itemIdOf, type ResponseStore } from '../store/response-store.js';
-import type { LuaScript, RedisLink } from './redis-link.js';
+import { luaScript as script, type RedisLink } from './redis-link.js';
 
 export interface RedisStoreOptions {
   keyPrefix: string;
   ttlSeconds: number;
   maxResponseBytes: number;
-}
-
-function script(source: string): LuaScript {
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
 /** KEYS: the response's hash, then its items' keys. ARGV: ttl, response, prior, input, output, item ids (JSON), then each item's value. */

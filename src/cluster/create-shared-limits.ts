@@ -16,11 +16,10 @@
  *   shared count is right again within one refresh.
  * - A waiter asks again every POLL_MS, and at once when a slot of this replica comes free.
  */
-import { SvirError } from '../errors.js';
 import type { AbortSignalLike } from '../abort-signal-like.js';
+import { SvirError } from '../errors.js';
 import { pooledRandomBytes } from '../pooled-random-bytes.js';
-import type { LuaScript, RedisLink } from './redis-link.js';
-import { createHash } from 'node:crypto';
+import { luaScript as script, type RedisLink } from './redis-link.js';
 
 export interface SharedLimitsOptions {
   keyPrefix: string;
@@ -52,10 +51,6 @@ export interface SharedLimits {
   liveReplicas(): number | undefined;
   snapshot(): SharedLimitsSnapshot[];
   close(): void;
-}
-
-function script(source: string): LuaScript {
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
 /** KEYS: the backend's leases. ARGV: limit, lease id, lease ms. 1 when the lease was taken. */

@@ -14,6 +14,7 @@
  * A refusal is a SvirError `store_unavailable` (503); callers that can do without Redis (the
  * shared limit) catch it.
  */
+import { createHash } from 'node:crypto';
 import { SvirError } from '../errors.js';
 import type { Logger } from '../logging.js';
 
@@ -31,6 +32,11 @@ export interface RedisLinkOptions {
 export interface LuaScript {
   source: string;
   sha: string;
+}
+
+/** A script as the link sends it: its source and the SHA-1 EVALSHA names it by. */
+export function luaScript(source: string): LuaScript {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
 export interface RedisLink {

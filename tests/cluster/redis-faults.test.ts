@@ -100,6 +100,16 @@ async function load(ms: number, storedId: string): Promise<Map<Seen, number>> {
   return seen;
 }
 
+/** svir_redis_up and svir_redis_latency_seconds of a replica's /metrics (undefined when absent). */
+async function redisMetrics(url: string): Promise<{ up: number | undefined; latency: number | undefined }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name: string): number | undefined => {
+    const line = text.split('\n').find((row) => row.startsWith(`${name} `));
+    return line === undefined ? undefined : Number(line.slice(name.length + 1));
+  };
+  return { up: value('svir_redis_up'), latency: value('svir_redis_latency_seconds') };
+}
+
 function alive(): boolean {
   return replicas.every((replica) => replica.child.exitCode === null && replica.child.signalCode === null);
 }
@@ -119,10 +129,14 @@ describe('Redis faults under load', () => {
 
     await redis.kill();
     for (const replica of replicas) await redisUp(replica.url, 'down');
+    expect((await redisMetrics(replicas[0]?.url ?? '')).up).toBe(0);
     steps.push({ step: 'Redis killed', seen: await load(1_500, first.id) });
 
     await redis.restart();
     for (const replica of replicas) await redisUp(replica.url);
+    const back = await redisMetrics(replicas[1]?.url ?? '');
+    expect(back.up).toBe(1);
+    expect(back.latency).toBeGreaterThan(0);
     steps.push({ step: 'Redis restarted (empty)', seen: await load(800, first.id) });
 
     // What the clients saw, step by step (the test's record of the faults).

@@ -28,8 +28,12 @@ const svirError = z.strictObject({
 });
 
 const BODY_LIMIT = 64 * 1024;
-/** Short limits so the timeout cases end fast; every other answer here is immediate. */
-const FIRST_TOKEN_MS = 300;
+/**
+ * Short limits so the timeout cases end fast; every other answer here is immediate. The first
+ * token's is 1 s: at 300 ms an immediate answer missed it on a machine running several suites
+ * at once (lmstudio's context overflow answered 504).
+ */
+const FIRST_TOKEN_MS = 1_000;
 const IDLE_MS = 300;
 const OFFLINE_MODEL = 'offline-model';
 

@@ -12,7 +12,7 @@
  * compare stages with each other and builds with each other, not with the load figures.
  */
 import { parseArgs } from 'node:util';
-import { chatRequestSchema } from '../src/chat-request.js';
+import { chatRequestSchema } from '../src/requests/chat-request.js';
 import type { CleanChunk } from '../src/normalize/clean-chunk.js';
 import { encodeChunk, encodeDone } from '../src/normalize/sse-encoder.js';
 import { createResponsesTranslator, type ResponsesTranslator } from '../src/responses/create-responses-translator.js';

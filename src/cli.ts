@@ -9,14 +9,14 @@ import { parseArgs } from 'node:util';
 import { defaultConfig } from './config/default-config.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { configSchema, type Config } from './config/schema.js';
-import { createLogDestination } from './create-log-destination.js';
-import { collectSecrets, createLogger } from './logging.js';
+import { createLogDestination } from './logging/create-log-destination.js';
+import { collectSecrets, createLogger } from './logging/create-logger.js';
 import { resolveApiKeys } from './auth/resolve-api-keys.js';
 import type { BackendStatus } from './router/create-model-registry.js';
 import { runCheckCommand } from './check/run-check-command.js';
 import { createConfigReloader, type ConfigReloader } from './reload/create-config-reloader.js';
-import { shutdownServer } from './shutdown-server.js';
-import { startServer, type StartedServer } from './start-server.js';
+import { shutdownServer } from './lifecycle/shutdown-server.js';
+import { startServer, type StartedServer } from './lifecycle/start-server.js';
 
 const USAGE = `svir: one clean OpenAI Chat Completions API in front of local LLM servers
 

@@ -1,12 +1,12 @@
 /** svir as a library: what tests, the bench and embedders use. The program is cli.ts. */
 export { buildServer, defaultMakeId, type IdKind, type ServerDeps, type SvirRuntime } from './server.js';
-export { startServer, type StartedServer } from './start-server.js';
-export { shutdownServer } from './shutdown-server.js';
+export { startServer, type StartedServer } from './lifecycle/start-server.js';
+export { shutdownServer } from './lifecycle/shutdown-server.js';
 export { ConfigError, loadConfig, parseConfig, type Env } from './config/load-config.js';
 export { defaultConfig } from './config/default-config.js';
 export { configSchema, type BackendConfig, type Config, type ConfigInput } from './config/schema.js';
-export { normalizeBaseUrl } from './normalize-base-url.js';
-export { collectSecrets, createLogger, type Logger } from './logging.js';
+export { normalizeBaseUrl } from './config/normalize-base-url.js';
+export { collectSecrets, createLogger, type Logger } from './logging/create-logger.js';
 export {
   createModelRegistry,
   type BackendStatus,

@@ -3,7 +3,7 @@
  * and (upstream event or error body) → neutral parts or one SvirError. No I/O, no Fastify,
  * no logger, no timers.
  */
-import type { ChatRequest } from '../chat-request.js';
+import type { ChatRequest } from '../requests/chat-request.js';
 import type { BackendConfig, BackendType } from '../config/schema.js';
 import type { SvirError } from '../errors.js';
 import type { Part, SseEvent } from '../normalize/parts.js';

@@ -7,7 +7,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { acceptsHtml } from '../monitor/accepts-html.js';
 import { PAGE_SCRIPT_PATH, PAGE_STYLE_PATH } from '../monitor/page-paths.js';
-import { pathOf } from '../path-of.js';
+import { pathOf } from '../http/path-of.js';
 import { checkApiKey, digestApiKeys } from './check-api-key.js';
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { BackendInfo } from '../adapters/adapter.js';
 import { getAdapter } from '../adapters/index.js';
-import { chatRequestSchema } from '../chat-request.js';
+import { chatRequestSchema } from '../requests/chat-request.js';
 
 const ASK = { role: 'user', content: 'Open locker 7 and say when it is done.' };
 const TOOL = {

@@ -11,7 +11,7 @@ import type { BackendInfo, StreamContext } from '../adapters/adapter.js';
 import { getAdapter } from '../adapters/index.js';
 import { reasoningTagsOf } from '../adapters/reasoning-tags-of.js';
 import { turnsReasoningOff } from '../adapters/request/turns-reasoning-off.js';
-import { chatRequestSchema, type ChatRequest } from '../chat-request.js';
+import { chatRequestSchema, type ChatRequest } from '../requests/chat-request.js';
 import type { BackendType } from '../config/schema.js';
 import { SvirError } from '../errors.js';
 import { createNormalizer } from '../normalize/normalizer.js';

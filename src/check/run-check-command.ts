@@ -9,7 +9,7 @@ import type { BackendInfo } from '../adapters/adapter.js';
 import { defaultConfig } from '../config/default-config.js';
 import { ConfigError, loadConfig, type Env } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
-import { normalizeBaseUrl } from '../normalize-base-url.js';
+import { normalizeBaseUrl } from '../config/normalize-base-url.js';
 import { createUpstreamPool } from '../upstream/create-upstream-pool.js';
 import { formatCheckReport, type CheckedBackend } from './format-check-report.js';
 import { plannedRewrites } from './planned-rewrites.js';

@@ -5,7 +5,7 @@
  * readers). What a request said or was answered is never part of it: a request is its route,
  * model, backend, status or error code, times, token counts and svir's notes of what it changed.
  */
-import type { ActiveStreams } from '../active-streams.js';
+import type { ActiveStreams } from '../lifecycle/active-streams.js';
 import type { BackendQueues } from '../queue/backend-queues.js';
 import type { BackendStateName, ModelRegistry } from '../router/create-model-registry.js';
 import type { Monitor } from './create-monitor.js';

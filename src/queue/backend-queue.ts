@@ -5,7 +5,7 @@
  * either bound the request is refused with 503 `backend_unavailable` and a `Retry-After`
  * estimate. A waiter whose client went away leaves the queue at once.
  */
-import type { AbortSignalLike } from '../abort-signal-like.js';
+import type { AbortSignalLike } from '../abort/abort-signal-like.js';
 import { SvirError } from '../errors.js';
 
 export interface QueueLimits {

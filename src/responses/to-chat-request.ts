@@ -4,7 +4,7 @@
  * What cannot be honoured is refused here (400) or noted; nothing is dropped silently.
  * Pure: the route resolves `previous_response_id` and `item_reference` from the store first.
  */
-import { chatRequestSchema, type ChatRequest, type ResponseFormat } from '../chat-request.js';
+import { chatRequestSchema, type ChatRequest, type ResponseFormat } from '../requests/chat-request.js';
 import { SvirError } from '../errors.js';
 import type { InputItem } from './input-item.js';
 import type { ResponsesRequest } from './responses-request.js';

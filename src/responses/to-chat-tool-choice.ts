@@ -5,7 +5,7 @@
  * `allowed_tools` is honoured by offering only the allowed functions.
  */
 import { SvirError } from '../errors.js';
-import type { ToolChoice } from '../chat-request.js';
+import type { ToolChoice } from '../requests/chat-request.js';
 import type { ResponsesToolChoice } from './responses-request.js';
 import type { ChatFunctionTool, ToolOrigin } from './to-chat-tools.js';
 

@@ -8,7 +8,7 @@
  * them is refused (to-chat-tool-choice.ts).
  */
 import { z } from 'zod';
-import type { ChatRequest } from '../chat-request.js';
+import type { ChatRequest } from '../requests/chat-request.js';
 import { SvirError } from '../errors.js';
 import { flatToolName } from './flat-tool-name.js';
 

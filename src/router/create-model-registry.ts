@@ -13,7 +13,7 @@ import type { BackendInfo } from '../adapters/adapter.js';
 import { getAdapter } from '../adapters/index.js';
 import type { BackendType, Config } from '../config/schema.js';
 import { SvirError } from '../errors.js';
-import { normalizeBaseUrl } from '../normalize-base-url.js';
+import { normalizeBaseUrl } from '../config/normalize-base-url.js';
 import type { DiscoveredModel, ModelListing } from '../upstream/fetch-model-list.js';
 import { isChatModel } from './is-chat-model.js';
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Adapter, BackendInfo, StreamContext } from '../adapters/adapter.js';
 import { reasoningTagsOf } from '../adapters/reasoning-tags-of.js';
 import { turnsReasoningOff } from '../adapters/request/turns-reasoning-off.js';
-import type { ChatRequest } from '../chat-request.js';
+import type { ChatRequest } from '../requests/chat-request.js';
 import type { Config } from '../config/schema.js';
 
 // Only the names are read: a stripping schema takes them without copying each tool whole.

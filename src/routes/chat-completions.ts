@@ -9,10 +9,10 @@
  * so that another route served over the chat pipeline (Responses) sends them its own way.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AbortSignalLike } from '../abort-signal-like.js';
+import type { AbortSignalLike } from '../abort/abort-signal-like.js';
 import type { StreamContext } from '../adapters/adapter.js';
-import { chatRequestSchema, type ChatRequest } from '../chat-request.js';
-import type { RequestSummary } from '../request-summary.js';
+import { chatRequestSchema, type ChatRequest } from '../requests/chat-request.js';
+import type { RequestSummary } from '../logging/request-summary.js';
 import { openChatStream } from '../upstream/open-chat-stream.js';
 import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
 import { buildStreamContext } from './build-stream-context.js';

@@ -10,7 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { StreamContext } from '../adapters/adapter.js';
 import { completionCall } from '../adapters/request/completion-call.js';
-import { completionRequestSchema, type CompletionRequest } from '../completion-request.js';
+import { completionRequestSchema, type CompletionRequest } from '../requests/completion-request.js';
 import { foldTextCompletion } from '../normalize/fold-text-completion.js';
 import { encodeTextCompletionChunk } from '../normalize/sse-encoder.js';
 import { openChatStream } from '../upstream/open-chat-stream.js';

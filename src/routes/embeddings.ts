@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { embeddingCall } from '../adapters/request/embedding-call.js';
-import { embeddingRequestSchema, type EmbeddingRequest } from '../embedding-request.js';
+import { embeddingRequestSchema, type EmbeddingRequest } from '../requests/embedding-request.js';
 import { fitEmbeddings } from '../normalize/fit-embeddings.js';
 import { openChatStream } from '../upstream/open-chat-stream.js';
 import { readJsonBody } from '../upstream/read-json-body.js';

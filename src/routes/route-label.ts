@@ -4,7 +4,7 @@
  * `/v1/messages` → `messages`). A new route over routeToBackend is named without any code of its
  * own. Read from the URL rather than Fastify's routeOptions, which builds an object per read.
  */
-import { pathOf } from '../path-of.js';
+import { pathOf } from '../http/path-of.js';
 
 export function routeLabelOf(url: string): string {
   const path = pathOf(url);

@@ -13,22 +13,22 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
-import type { AbortSignalLike } from '../abort-signal-like.js';
+import type { AbortSignalLike } from '../abort/abort-signal-like.js';
 import type { Adapter, BackendInfo } from '../adapters/adapter.js';
-import type { ActiveStreams } from '../active-streams.js';
+import type { ActiveStreams } from '../lifecycle/active-streams.js';
 import type { Balancer } from '../balance/create-balancer.js';
 import { isBackendDownError } from '../balance/is-backend-down-error.js';
 import { runWithFailover } from '../balance/run-with-failover.js';
 import type { BackendType, Config } from '../config/schema.js';
 import { inVocabulary, SvirError, toErrorResponse, type ParamVocabulary } from '../errors.js';
 import type { SvirMetrics } from '../metrics/create-metrics.js';
-import { RequestAbortController } from '../request-abort-controller.js';
+import { RequestAbortController } from '../abort/request-abort-controller.js';
 import { createRequestRecorder, type RecordedFinish, type RequestRecorder } from '../metrics/request-recorder.js';
 import { encodeComment, encodeErrorEvent } from '../normalize/sse-encoder.js';
 import type { QueueTicket } from '../queue/backend-queue.js';
 import type { SharedLimits, SharedSlot } from '../cluster/create-shared-limits.js';
 import type { BackendQueues } from '../queue/backend-queues.js';
-import { recordError, startSummary, summaryOf, type RequestSummary } from '../request-summary.js';
+import { recordError, startSummary, summaryOf, type RequestSummary } from '../logging/request-summary.js';
 import type { BackendStateName, ModelRegistry, RouteCandidate } from '../router/create-model-registry.js';
 import { createStreamDeadlines, type StreamDeadlines } from '../timeouts/stream-deadlines.js';
 import type { UpstreamPool } from '../upstream/create-upstream-pool.js';

@@ -9,7 +9,7 @@ import type { StreamContext } from '../adapters/adapter.js';
 import { SvirError } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import { foldChunks } from '../normalize/fold-chunks.js';
-import { observeChunks, type RequestSummary } from '../request-summary.js';
+import { observeChunks, type RequestSummary } from '../logging/request-summary.js';
 import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
 
 export interface SendCompletionArgs {

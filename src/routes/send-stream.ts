@@ -12,11 +12,11 @@
  * through it); `sendStream` is the chat format.
  */
 import type { FastifyReply } from 'fastify';
-import type { AbortSignalLike } from '../abort-signal-like.js';
+import type { AbortSignalLike } from '../abort/abort-signal-like.js';
 import { toErrorResponse } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import { encodeChunk, encodeDone, encodeErrorEvent } from '../normalize/sse-encoder.js';
-import { observeChunks, recordError, type RequestSummary } from '../request-summary.js';
+import { observeChunks, recordError, type RequestSummary } from '../logging/request-summary.js';
 import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
 import { ClientGoneError } from './client-gone-error.js';
 

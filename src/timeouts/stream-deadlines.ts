@@ -18,9 +18,9 @@
  * `keepaliveMs`: the route may commit the stream and send a `: keepalive` comment so clients
  * with their own read timeout do not give up during a long prompt.
  */
-import type { AbortSignalLike } from '../abort-signal-like.js';
+import type { AbortSignalLike } from '../abort/abort-signal-like.js';
 import { SvirError } from '../errors.js';
-import { RequestAbortController } from '../request-abort-controller.js';
+import { RequestAbortController } from '../abort/request-abort-controller.js';
 
 export interface StreamTimeouts {
   firstTokenMs: number;

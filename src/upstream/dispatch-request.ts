@@ -17,7 +17,7 @@
  */
 import type { Readable } from 'node:stream';
 import { errors, type Dispatcher } from 'undici';
-import type { AbortSignalLike } from '../abort-signal-like.js';
+import type { AbortSignalLike } from '../abort/abort-signal-like.js';
 import { readRawHeader } from './read-raw-header.js';
 import type { BodySink, UpstreamBody } from './upstream-body.js';
 import { closeRequestSocket, watchRequestSocket, type RequestSocket } from './request-sockets.js';

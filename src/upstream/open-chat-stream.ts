@@ -12,7 +12,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { AbortSignalLike } from '../abort-signal-like.js';
+import type { AbortSignalLike } from '../abort/abort-signal-like.js';
 import type { Adapter, BackendInfo, UpstreamCall } from '../adapters/adapter.js';
 import { SvirError } from '../errors.js';
 import { dispatchRequest, type UpstreamResponse } from './dispatch-request.js';

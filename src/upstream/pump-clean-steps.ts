@@ -9,7 +9,7 @@
  * read returns false and undici stops reading the upstream socket at once; `resume()` (on the
  * client's `drain`) starts it again.
  */
-import type { AbortSignalLike } from '../abort-signal-like.js';
+import type { AbortSignalLike } from '../abort/abort-signal-like.js';
 import type { Adapter, StreamContext } from '../adapters/adapter.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import type { ChunkGather, Normalizer, NormalizerStep } from '../normalize/normalizer.js';

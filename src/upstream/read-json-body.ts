@@ -4,7 +4,7 @@
  * failure while reading is mapped like a cut stream; the abort reason (client gone, a deadline)
  * is rethrown as it is.
  */
-import type { AbortSignalLike } from '../abort-signal-like.js';
+import type { AbortSignalLike } from '../abort/abort-signal-like.js';
 import { SvirError } from '../errors.js';
 import { mapTransportError } from './map-transport-error.js';
 import type { UpstreamBody } from './upstream-body.js';

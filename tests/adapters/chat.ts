@@ -1,5 +1,5 @@
 /** Client requests for adapter tests, validated as svir validates them. */
-import { chatRequestSchema, type ChatRequest } from '../../src/chat-request.js';
+import { chatRequestSchema, type ChatRequest } from '../../src/requests/chat-request.js';
 
 export function chat(fields: Record<string, unknown> = {}): ChatRequest {
   return chatRequestSchema.parse({ model: 'client-model', messages: [{ role: 'user', content: 'Say hello.' }], ...fields });

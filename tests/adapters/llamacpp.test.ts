@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatRequestSchema } from '../../src/chat-request.js';
+import { chatRequestSchema } from '../../src/requests/chat-request.js';
 import { getAdapter } from '../../src/adapters/index.js';
 import { chat, sentMessages, lockerTool, PNG_DATA_URL, weatherTool } from './chat.js';
 import { ctx, data } from './events.js';

@@ -1,7 +1,7 @@
 /** A BackendInfo as the router would hand it over, built from config input with its defaults. */
 import type { BackendInfo } from '../../src/adapters/adapter.js';
 import { backendSchema, type BackendType } from '../../src/config/schema.js';
-import { normalizeBaseUrl } from '../../src/normalize-base-url.js';
+import { normalizeBaseUrl } from '../../src/config/normalize-base-url.js';
 import type { z } from 'zod';
 
 type BackendInput = Partial<z.input<typeof backendSchema>>;

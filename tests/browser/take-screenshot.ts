@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import OpenAI from 'openai';
 import { configSchema } from '../../src/config/schema.js';
 import { buildServer } from '../../src/server.js';
-import { shutdownServer } from '../../src/shutdown-server.js';
+import { shutdownServer } from '../../src/lifecycle/shutdown-server.js';
 import { startScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { answerPieces } from '../monitor/harness/start-live-page-rig.js';
 import { launchChromium } from './launch-chromium.js';

@@ -10,7 +10,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_TYPES, configSchema, type BackendType } from '../../src/config/schema.js';
 import { ERROR_CATALOGUE } from '../../src/errors.js';
-import { createLogger } from '../../src/logging.js';
+import { createLogger } from '../../src/logging/create-logger.js';
 import { buildServer } from '../../src/server.js';
 import { startScriptedUpstream, type ScriptedResponse, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { UPSTREAM_ERROR_FORMS, type UpstreamErrorForm } from './upstream-error-forms.js';

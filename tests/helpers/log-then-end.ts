@@ -4,8 +4,8 @@
  * flush of its own.
  *   node --import tsx tests/helpers/log-then-end.ts <count> exit|throw|reject|stay
  */
-import { createLogDestination } from '../../src/create-log-destination.js';
-import { createLogger } from '../../src/logging.js';
+import { createLogDestination } from '../../src/logging/create-log-destination.js';
+import { createLogger } from '../../src/logging/create-logger.js';
 
 const count = Number(process.argv[2] ?? '0');
 const how = process.argv[3] ?? 'exit';

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exceedsJsonDepth } from '../../src/exceeds-json-depth.js';
+import { exceedsJsonDepth } from '../../src/http/exceeds-json-depth.js';
 import { nestsDeeperThan } from '../../src/normalize/nests-deeper-than.js';
 import { wholeToolNames } from '../../src/normalize/tool-call-assembler.js';
 

@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createActiveStreams } from '../../src/active-streams.js';
+import { createActiveStreams } from '../../src/lifecycle/active-streams.js';
 import { createMonitor, type Monitor } from '../../src/monitor/create-monitor.js';
 import { createEventFeed } from '../../src/monitor/event-feed.js';
 import type { LiveStateSources } from '../../src/monitor/live-state.js';

@@ -8,9 +8,9 @@
  */
 import type { StreamContext, UpstreamCall } from '../../src/adapters/adapter.js';
 import { llamacppAdapter } from '../../src/adapters/llamacpp.js';
-import { chatRequestSchema } from '../../src/chat-request.js';
+import { chatRequestSchema } from '../../src/requests/chat-request.js';
 import { backendSchema, configSchema } from '../../src/config/schema.js';
-import { normalizeBaseUrl } from '../../src/normalize-base-url.js';
+import { normalizeBaseUrl } from '../../src/config/normalize-base-url.js';
 import { buildStreamContext } from '../../src/routes/build-stream-context.js';
 
 /** The llama.cpp release the fixtures come from (as node-llama-cpp@3.22.1 bundles it). */

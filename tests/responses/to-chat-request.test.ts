@@ -4,7 +4,7 @@
  * refused or noted).
  */
 import { describe, expect, it } from 'vitest';
-import { chatRequestSchema } from '../../src/chat-request.js';
+import { chatRequestSchema } from '../../src/requests/chat-request.js';
 import { SvirError } from '../../src/errors.js';
 import { readInputItems } from '../../src/responses/read-input-items.js';
 import { resolveInputItems } from '../../src/responses/resolve-input-items.js';

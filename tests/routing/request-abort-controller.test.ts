@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { RequestAbortController } from '../../src/request-abort-controller.js';
+import { RequestAbortController } from '../../src/abort/request-abort-controller.js';
 
 describe('RequestAbortController (a signal read as an AbortSignal is)', () => {
   it('runs its listeners once, in the order added, on the first abort, with its reason', () => {

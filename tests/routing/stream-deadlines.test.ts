@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SvirError } from '../../src/errors.js';
-import { RequestAbortController } from '../../src/request-abort-controller.js';
+import { RequestAbortController } from '../../src/abort/request-abort-controller.js';
 import { createStreamDeadlines } from '../../src/timeouts/stream-deadlines.js';
 
 const timeouts = { firstTokenMs: 1_000, idleMs: 200 };

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
-import { createLogger } from '../../src/logging.js';
-import { startServer } from '../../src/start-server.js';
+import { createLogger } from '../../src/logging/create-logger.js';
+import { startServer } from '../../src/lifecycle/start-server.js';
 import { startFaultUpstream, type FaultUpstream } from '../faults/fault-upstream.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { LazyChildLogger } from '../../src/lazy-child-logger.js';
-import { createLogger } from '../../src/logging.js';
+import { LazyChildLogger } from '../../src/logging/lazy-child-logger.js';
+import { createLogger } from '../../src/logging/create-logger.js';
 
 function collect(): { sink: Writable; lines(): Record<string, unknown>[] } {
   let text = '';

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCensor, createLogger } from '../../src/logging.js';
+import { createCensor, createLogger } from '../../src/logging/create-logger.js';
 import { sse } from '../fakes/scripted-upstream.js';
 import { HELLO, postChat, startSvir, type SvirUnderTest } from './start-svir.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeBaseUrl } from '../../src/normalize-base-url.js';
+import { normalizeBaseUrl } from '../../src/config/normalize-base-url.js';
 
 describe('normalizeBaseUrl', () => {
   it.each([

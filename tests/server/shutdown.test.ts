@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { shutdownServer } from '../../src/shutdown-server.js';
+import { shutdownServer } from '../../src/lifecycle/shutdown-server.js';
 import { sse } from '../fakes/scripted-upstream.js';
 import { HELLO, sseData, startSvir, type SvirUnderTest } from './start-svir.js';
 

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { configSchema, type Config, type ConfigInput } from '../../src/config/schema.js';
-import { collectSecrets, createLogger } from '../../src/logging.js';
+import { collectSecrets, createLogger } from '../../src/logging/create-logger.js';
 import { buildServer, type IdKind, type ServerDeps } from '../../src/server.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 

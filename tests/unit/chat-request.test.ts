@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatRequestSchema, responseFormatSchema } from '../../src/chat-request.js';
+import { chatRequestSchema, responseFormatSchema } from '../../src/requests/chat-request.js';
 
 /** Issue 3: a `json_schema` name is checked (ASCII letters, digits, `_`, `-`, at most 64). */
 const withName = (name: unknown): unknown => ({ type: 'json_schema', json_schema: { name, schema: { type: 'object' } } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pooledRandomBytes } from '../../src/pooled-random-bytes.js';
+import { pooledRandomBytes } from '../../src/ids/pooled-random-bytes.js';
 import { defaultMakeId, defaultMakeResponsesId } from '../../src/server.js';
 
 describe('pooledRandomBytes', () => {

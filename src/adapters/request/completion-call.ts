@@ -7,7 +7,7 @@
  * for one that would refuse or ignore it, is the client's 400 before anything is sent: a
  * completion of the prefix alone is not what the editor asked for.
  */
-import type { CompletionRequest } from '../../completion-request.js';
+import type { CompletionRequest } from '../../requests/completion-request.js';
 import { SvirError } from '../../errors.js';
 import type { Adapter, BackendInfo, ToUpstreamResult } from '../adapter.js';
 import { withFields } from './with-fields.js';

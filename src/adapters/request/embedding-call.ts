@@ -4,7 +4,7 @@
  * passes as sent (the answer is fitted to what the client asked, fit-embeddings.ts). A server
  * with no `/v1/embeddings` is the client's 400 before anything is sent.
  */
-import type { EmbeddingRequest } from '../../embedding-request.js';
+import type { EmbeddingRequest } from '../../requests/embedding-request.js';
 import { SvirError } from '../../errors.js';
 import type { Adapter, BackendInfo, ToUpstreamResult } from '../adapter.js';
 

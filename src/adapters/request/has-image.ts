@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ChatMessage } from '../../chat-request.js';
+import type { ChatMessage } from '../../requests/chat-request.js';
 import { contentParts } from './content-part.js';
 
 const anyImagePart = z.looseObject({ type: z.enum(['image_url', 'input_image', 'image']) });

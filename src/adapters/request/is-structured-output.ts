@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../chat-request.js';
+import type { ChatRequest } from '../../requests/chat-request.js';
 
 /** Whether the request asks for JSON (`json_object` or `json_schema`). */
 export function isStructuredOutput(body: Pick<ChatRequest, 'response_format'>): boolean {

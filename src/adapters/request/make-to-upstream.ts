@@ -2,7 +2,7 @@
  * An adapter's `toUpstream`: the client's request with the server's model id, through the
  * adapter's rewrites in order, into the call its server takes.
  */
-import type { ChatRequest } from '../../chat-request.js';
+import type { ChatRequest } from '../../requests/chat-request.js';
 import type { BackendInfo, ToUpstreamResult, UpstreamCall } from '../adapter.js';
 import { applyRewrites } from './apply-rewrites.js';
 import type { RequestDraft, RequestRewrite } from './request-draft.js';

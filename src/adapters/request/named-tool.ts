@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../chat-request.js';
+import type { ChatRequest } from '../../requests/chat-request.js';
 import { SvirError } from '../../errors.js';
 import type { BackendInfo } from '../adapter.js';
 

@@ -7,7 +7,7 @@
  * adapter's default.
  */
 import { z } from 'zod';
-import type { ChatMessage } from '../../chat-request.js';
+import type { ChatMessage } from '../../requests/chat-request.js';
 import type { RequestRewrite } from './request-draft.js';
 import { contentParts } from './content-part.js';
 

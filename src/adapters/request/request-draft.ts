@@ -3,7 +3,7 @@
  * Each rewrite takes a draft and gives a new one (or the error that stops the request before
  * anything is sent), so an adapter is just the list of rewrites it picks.
  */
-import type { ChatRequest } from '../../chat-request.js';
+import type { ChatRequest } from '../../requests/chat-request.js';
 import type { SvirError } from '../../errors.js';
 import type { BackendInfo } from '../adapter.js';
 

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { configSchema } from '../../../src/config/schema.js';
 import { buildServer } from '../../../src/server.js';
-import { shutdownServer } from '../../../src/shutdown-server.js';
+import { shutdownServer } from '../../../src/lifecycle/shutdown-server.js';
 import { sse, startScriptedUpstream, type Piece, type ScriptedUpstream } from '../../fakes/scripted-upstream.js';
 
 export const LIVE_MODEL = 'fake-model';

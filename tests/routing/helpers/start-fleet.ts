@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { configSchema, type Config, type ConfigInput } from '../../../src/config/schema.js';
-import { createLogger } from '../../../src/logging.js';
+import { createLogger } from '../../../src/logging/create-logger.js';
 import { buildServer } from '../../../src/server.js';
 import { buildChatEvents } from '../../faults/chat-events.js';
 import { sse, startScriptedUpstream, type Piece, type ScriptedResponse, type ScriptedUpstream } from '../../fakes/scripted-upstream.js';

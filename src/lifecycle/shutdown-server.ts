@@ -3,7 +3,7 @@
  * still open (each gets one error event, so its client knows the answer is partial) and close.
  */
 import type { FastifyInstance } from 'fastify';
-import { SvirError } from './errors.js';
+import { SvirError } from '../errors.js';
 
 /** Time for the error events of ended streams to reach their clients before sockets close. */
 const FLUSH_MS = 250;

@@ -5,7 +5,7 @@
  * The connection is then closed: after a parse error nothing more on it can be trusted.
  */
 import type { Socket } from 'node:net';
-import { SvirError } from './errors.js';
+import { SvirError } from '../errors.js';
 
 function answerFor(code: string): { statusLine: string; error: SvirError } {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {

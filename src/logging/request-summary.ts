@@ -4,10 +4,10 @@
  * tokens. Never a header, a key or a message body.
  */
 import type { FastifyRequest } from 'fastify';
-import type { CleanChunk } from './normalize/clean-chunk.js';
-import type { Usage } from './normalize/parts.js';
-import { SvirError, toSvirError } from './errors.js';
-import { pathOf } from './path-of.js';
+import type { CleanChunk } from '../normalize/clean-chunk.js';
+import type { Usage } from '../normalize/parts.js';
+import { SvirError, toSvirError } from '../errors.js';
+import { pathOf } from '../http/path-of.js';
 
 export interface RequestSummary {
   /** ms (the server's clock). */

@@ -4,11 +4,11 @@
  * not stop svir: it is shown down and asked again when a request needs it.
  */
 import type { FastifyInstance } from 'fastify';
-import { checkListenSafety } from './auth/check-listen-safety.js';
-import { resolveApiKeys } from './auth/resolve-api-keys.js';
-import type { Config } from './config/schema.js';
-import type { BackendStatus } from './router/create-model-registry.js';
-import { buildServer, type ServerDeps } from './server.js';
+import { checkListenSafety } from '../auth/check-listen-safety.js';
+import { resolveApiKeys } from '../auth/resolve-api-keys.js';
+import type { Config } from '../config/schema.js';
+import type { BackendStatus } from '../router/create-model-registry.js';
+import { buildServer, type ServerDeps } from '../server.js';
 
 export interface StartedServer {
   app: FastifyInstance;

@@ -4,7 +4,7 @@
  * finished line, so a key that slips into a message or an upstream error is still never written.
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
-import type { Config } from './config/schema.js';
+import type { Config } from '../config/schema.js';
 
 export type { Logger } from 'pino';
 

@@ -14,7 +14,7 @@
 import { performance } from 'node:perf_hooks';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { StreamContext } from '../src/adapters/adapter.js';
+import type { StreamContext } from '../src/normalize/stream-context.js';
 import * as adaptersSrc from '../src/adapters/index.js';
 import type { CleanChunk } from '../src/normalize/clean-chunk.js';
 import * as normalizerSrc from '../src/normalize/normalizer.js';

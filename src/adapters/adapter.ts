@@ -7,6 +7,7 @@ import type { ChatRequest } from '../requests/chat-request.js';
 import type { BackendConfig, BackendType } from '../config/schema.js';
 import type { SvirError } from '../errors.js';
 import type { Part, SseEvent } from '../normalize/parts.js';
+import type { ReasoningTags, StreamContext } from '../normalize/stream-context.js';
 import type { ReasoningMarkers } from '../normalize/think-tag-splitter.js';
 
 /** A backend as the router knows it at the time of the request. */
@@ -22,45 +23,6 @@ export interface BackendInfo {
    * `reasoning_content`.
    */
   reasoningField?: string;
-}
-
-/** How `<think>` tags in content are read (config `reasoningTags`, DESIGN §4). */
-export type ReasoningTags = 'auto' | 'open' | 'off';
-
-/** What the normalizer and readEvent need to know about the request that opened the stream. */
-export interface StreamContext {
-  /** The model string the client sent: every clean chunk carries it. */
-  model: string;
-  /** The backend's name, for error messages. */
-  backend: string;
-  /** Names of the tools offered upstream, to tell when a streamed name is whole. */
-  toolNames: readonly string[];
-  /** The client asked for `stream_options.include_usage`. */
-  includeUsage: boolean;
-  /** The client asked for logprobs. */
-  logprobs: boolean;
-  /** The client asked for structured output (`json_schema` or `json_object`). */
-  structuredOutput: boolean;
-  /**
-   * How `<think>` tags in content are read: `auto` (a think block that opens the answer), `open`
-   * (the template opened it: the answer starts as reasoning), `off` (text). The backend's config,
-   * else its type's default (reasoningTagsOf).
-   */
-  reasoningTags: ReasoningTags;
-  /**
-   * The marker pairs a reasoning block in content may open with (the adapter's
-   * `reasoningMarkers`); absent: `<think>` alone.
-   */
-  reasoningMarkers?: readonly [ReasoningMarkers, ...ReasoningMarkers[]];
-  /**
-   * The request as sent turned reasoning off (`reasoning_effort: "none"`, `enable_thinking:
-   * false`, ...): a template that opens `<think>` did not, so `open` reads as `auto`.
-   */
-  reasoningOff: boolean;
-  /** The delta key reasoning goes out under (config `reasoning.field`). */
-  reasoningField: string;
-  /** Configured keys, scrubbed from a server's error inside the stream that echoes one. */
-  secrets?: readonly string[];
 }
 
 export interface UpstreamCall {

@@ -7,7 +7,8 @@
  * `service_tier`, `system_fingerprint` and the model version are left unread. Its models write
  * no think tags, so content is not read for them unless the config says `reasoningTags`.
  */
-import type { Adapter, StreamContext } from './adapter.js';
+import type { Adapter } from './adapter.js';
+import type { StreamContext } from '../normalize/stream-context.js';
 import type { Part, SseEvent } from '../normalize/parts.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
 import { readCompletionEvent } from '../normalize/read-completion-event.js';

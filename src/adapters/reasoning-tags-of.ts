@@ -5,7 +5,8 @@
  * block that opens the answer.
  */
 import type { BackendConfig } from '../config/schema.js';
-import type { Adapter, ReasoningTags } from './adapter.js';
+import type { Adapter } from './adapter.js';
+import type { ReasoningTags } from '../normalize/stream-context.js';
 
 export function reasoningTagsOf(config: Pick<BackendConfig, 'reasoningTags'>, adapter: Pick<Adapter, 'defaultReasoningTags'>): ReasoningTags {
   return config.reasoningTags ?? adapter.defaultReasoningTags ?? 'auto';

@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import type { BackendInfo, StreamContext } from '../adapters/adapter.js';
+import type { BackendInfo } from '../adapters/adapter.js';
+import type { StreamContext } from '../normalize/stream-context.js';
 import { getAdapter } from '../adapters/index.js';
 import { reasoningTagsOf } from '../adapters/reasoning-tags-of.js';
 import { turnsReasoningOff } from '../adapters/request/turns-reasoning-off.js';

@@ -3,7 +3,7 @@
  * normalizer served the stream, so the folded answer says exactly what a streaming client read:
  * content, reasoning under the configured key, tool calls, refusal, finish reason, usage.
  */
-import type { StreamContext } from '../adapters/adapter.js';
+import type { StreamContext } from './stream-context.js';
 import { SvirError } from '../errors.js';
 import type { ChatCompletion, ChatCompletionMessage, CleanChunk, FinishReason } from './clean-chunk.js';
 import type { Usage } from './parts.js';

@@ -4,7 +4,7 @@
  * and clock injected. It runs on every chunk, so it is a class with the sinks of its helpers as
  * methods (no closures per chunk) and merges text of one kind within one event.
  */
-import type { StreamContext } from '../adapters/adapter.js';
+import type { StreamContext } from './stream-context.js';
 import { SvirError } from '../errors.js';
 import type { CleanChunk, CleanDelta, CleanToolCallDelta, FinishReason } from './clean-chunk.js';
 import { mapFinishReason } from './map-finish-reason.js';

@@ -5,7 +5,7 @@
  * `{"object":"error","message":"...","code":500}`, which has no `error` key) is the server's
  * failure, in its own words.
  */
-import type { StreamContext } from '../adapters/adapter.js';
+import type { StreamContext } from './stream-context.js';
 import { chunkEnvelopeSchema, type ChunkEnvelope } from './chunk-envelope.js';
 import type { Part } from './parts.js';
 import { isErrorChunk, streamErrorPart, unreadablePart } from './stream-error-part.js';

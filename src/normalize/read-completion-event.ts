@@ -7,7 +7,7 @@
  * `chat.completion`). An error chunk or `event: error` is the server's failure.
  */
 import { z } from 'zod';
-import type { StreamContext } from '../adapters/adapter.js';
+import type { StreamContext } from './stream-context.js';
 import { nestsDeeperThan } from './nests-deeper-than.js';
 import type { Part, SseEvent } from './parts.js';
 import { pushMeta } from './push-meta.js';

@@ -3,7 +3,7 @@
  * parts that say all it holds (the server's `event: error`, nothing, `[DONE]`, text that is not
  * JSON) or the chunk's JSON with its text, for the reader to read the chunk from.
  */
-import type { StreamContext } from '../adapters/adapter.js';
+import type { StreamContext } from './stream-context.js';
 import type { Part, SseEvent } from './parts.js';
 import { streamErrorPart, unreadablePart } from './stream-error-part.js';
 

@@ -5,7 +5,7 @@
  * over.
  */
 import { z } from 'zod';
-import type { StreamContext } from '../adapters/adapter.js';
+import type { StreamContext } from './stream-context.js';
 import { pushMeta } from './push-meta.js';
 import { MAX_LOGPROBS_DEPTH } from './chunk-envelope.js';
 import { readChunkEnvelope } from './read-chunk-envelope.js';

@@ -3,7 +3,7 @@
  * the legacy completions reader so that both say the same thing for the same bytes: the
  * server's own error (read through the one error mapping), or a chunk svir cannot read.
  */
-import type { StreamContext } from '../adapters/adapter.js';
+import type { StreamContext } from './stream-context.js';
 import { SvirError } from '../errors.js';
 import { mapUpstreamError } from './map-upstream-error.js';
 import type { Part } from './parts.js';

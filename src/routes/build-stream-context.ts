@@ -4,7 +4,8 @@
  * the tools to the one a named `tool_choice` asks for).
  */
 import { z } from 'zod';
-import type { Adapter, BackendInfo, StreamContext } from '../adapters/adapter.js';
+import type { Adapter, BackendInfo } from '../adapters/adapter.js';
+import type { StreamContext } from '../normalize/stream-context.js';
 import { reasoningTagsOf } from '../adapters/reasoning-tags-of.js';
 import { turnsReasoningOff } from '../adapters/request/turns-reasoning-off.js';
 import type { ChatRequest } from '../requests/chat-request.js';

@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AbortSignalLike } from '../abort/abort-signal-like.js';
-import type { StreamContext } from '../adapters/adapter.js';
+import type { StreamContext } from '../normalize/stream-context.js';
 import { chatRequestSchema, type ChatRequest } from '../requests/chat-request.js';
 import type { RequestSummary } from '../logging/request-summary.js';
 import { openChatStream } from '../upstream/open-chat-stream.js';

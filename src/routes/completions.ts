@@ -8,7 +8,7 @@
  * Headers wait for the first text, so a failure before it is a real HTTP status.
  */
 import type { FastifyInstance } from 'fastify';
-import type { StreamContext } from '../adapters/adapter.js';
+import type { StreamContext } from '../normalize/stream-context.js';
 import { completionCall } from '../adapters/request/completion-call.js';
 import { completionRequestSchema, type CompletionRequest } from '../requests/completion-request.js';
 import { foldTextCompletion } from '../normalize/fold-text-completion.js';

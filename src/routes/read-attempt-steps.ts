@@ -7,7 +7,8 @@
  * Every sender takes the steps pushed (`pump`: one synchronous pass per upstream read, no
  * promise between the read and the write, or the fold), once.
  */
-import type { Adapter, StreamContext } from '../adapters/adapter.js';
+import type { Adapter } from '../adapters/adapter.js';
+import type { StreamContext } from '../normalize/stream-context.js';
 import { createNormalizer } from '../normalize/normalizer.js';
 import { createSseDecoder } from '../normalize/sse-decoder.js';
 import type { UpstreamBody } from '../upstream/open-chat-stream.js';

@@ -5,7 +5,7 @@
  * resume of the body per read, as pulling them one by one would cost.
  */
 import type { FastifyReply } from 'fastify';
-import type { StreamContext } from '../adapters/adapter.js';
+import type { StreamContext } from '../normalize/stream-context.js';
 import { SvirError } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import { foldChunks } from '../normalize/fold-chunks.js';

@@ -10,7 +10,8 @@
  * client's `drain`) starts it again.
  */
 import type { AbortSignalLike } from '../abort/abort-signal-like.js';
-import type { Adapter, StreamContext } from '../adapters/adapter.js';
+import type { Adapter } from '../adapters/adapter.js';
+import type { StreamContext } from '../normalize/stream-context.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import type { ChunkGather, Normalizer, NormalizerStep } from '../normalize/normalizer.js';
 import type { SseEvent } from '../normalize/parts.js';

@@ -1,5 +1,5 @@
 /** SSE events and stream contexts for adapter readEvent tests. */
-import type { StreamContext } from '../../src/adapters/adapter.js';
+import type { StreamContext } from '../../src/normalize/stream-context.js';
 import type { SseEvent } from '../../src/normalize/parts.js';
 import { fixtureContext } from '../helpers/replay-fixture.js';
 

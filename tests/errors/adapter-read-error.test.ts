@@ -4,7 +4,7 @@
  * adapter must answer every form as the contract says, whichever server sent it.
  */
 import { describe, expect, it } from 'vitest';
-import type { StreamContext } from '../../src/adapters/adapter.js';
+import type { StreamContext } from '../../src/normalize/stream-context.js';
 import { getAdapter } from '../../src/adapters/index.js';
 import { BACKEND_TYPES, type BackendType } from '../../src/config/schema.js';
 import { toErrorResponse, type SvirError } from '../../src/errors.js';

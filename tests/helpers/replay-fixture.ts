@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { z } from 'zod';
-import type { StreamContext } from '../../src/adapters/adapter.js';
+import type { StreamContext } from '../../src/normalize/stream-context.js';
 import { SvirError } from '../../src/errors.js';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
 import { createNormalizer, type NormalizerDeps } from '../../src/normalize/normalizer.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamContext } from '../../src/adapters/adapter.js';
+import type { StreamContext } from '../../src/normalize/stream-context.js';
 import { SvirError } from '../../src/errors.js';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
 import { createNormalizer, type ChunkGather, type NormalizerStep } from '../../src/normalize/normalizer.js';

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { StreamContext } from '../../src/adapters/adapter.js';
+import type { StreamContext } from '../../src/normalize/stream-context.js';
 import type { Part } from '../../src/normalize/parts.js';
 import { readOpenAIEvent } from '../../src/normalize/read-openai-event.js';
 import { fillTextTemplate, makeTextTemplate } from '../../src/normalize/text-chunk-template.js';

@@ -6,7 +6,8 @@
  * scripts/real-llama/record-fixtures.ts records them; tests/real/recorded.real.ts checks that a
  * live server still answers each one as recorded.
  */
-import type { StreamContext, UpstreamCall } from '../../src/adapters/adapter.js';
+import type { UpstreamCall } from '../../src/adapters/adapter.js';
+import type { StreamContext } from '../../src/normalize/stream-context.js';
 import { llamacppAdapter } from '../../src/adapters/llamacpp.js';
 import { chatRequestSchema } from '../../src/requests/chat-request.js';
 import { backendSchema, configSchema } from '../../src/config/schema.js';

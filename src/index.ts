@@ -1,5 +1,8 @@
 /** svir as a library: what tests, the bench and embedders use. The program is cli.ts. */
-export { buildServer, defaultMakeId, type IdKind, type ServerDeps, type SvirRuntime } from './server.js';
+export { buildServer } from './server.js';
+export { defaultMakeId, type IdKind } from './ids/make-id.js';
+export type { ServerDeps } from './lifecycle/server-deps.js';
+export type { SvirRuntime } from './lifecycle/svir-runtime.js';
 export { startServer, type StartedServer } from './lifecycle/start-server.js';
 export { shutdownServer } from './lifecycle/shutdown-server.js';
 export { ConfigError, loadConfig, parseConfig, type Env } from './config/load-config.js';

@@ -1,139 +1,49 @@
 /**
  * buildServer(config, deps) → the Fastify instance: routes, the auth hook, one error shape for
- * every failure (error handler, 404 handler, JSON parser), `x-request-id` on every answer and
- * one log line per request. Logger, clock, ids, upstream pool, registry and adapters can be
- * injected (tests, bench); by default they are the real ones.
+ * every failure (error handler, 404 handler, JSON parser: src/http/), `x-request-id` on every
+ * answer and one log line per request. Logger, clock, ids, upstream pool, registry and adapters
+ * can be injected (ServerDeps, tests, bench); by default they are the real ones.
  */
-import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Adapter } from './adapters/adapter.js';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { getAdapter as defaultGetAdapter } from './adapters/index.js';
-import { createActiveStreams, type ActiveStreams } from './lifecycle/active-streams.js';
 import { createAuthHook } from './auth/create-auth-hook.js';
 import { resolveApiKeys } from './auth/resolve-api-keys.js';
-import type { Env } from './config/load-config.js';
-import type { BackendType, Config } from './config/schema.js';
-import { SvirError, toErrorResponse } from './errors.js';
+import type { Config } from './config/schema.js';
+import { SvirError } from './errors.js';
 import { answerClientError } from './http/answer-client-error.js';
-import { bodyStillArriving, LINGER_LIMITS, lingerAfterRefusal, type LingerLimits } from './http/linger-after-refusal.js';
-import { exceedsJsonDepth } from './http/exceeds-json-depth.js';
+import { createNotFoundHandler } from './http/create-not-found-handler.js';
+import { handleError } from './http/handle-error.js';
+import { bodyStillArriving, LINGER_LIMITS, lingerAfterRefusal } from './http/linger-after-refusal.js';
+import { registerJsonParser } from './http/register-json-parser.js';
+import { trackConnections } from './http/track-connections.js';
+import { defaultMakeId } from './ids/make-id.js';
+import { defaultMakeResponsesId } from './ids/make-responses-id.js';
+import { createActiveStreams } from './lifecycle/active-streams.js';
+import type { ServerDeps } from './lifecycle/server-deps.js';
+import type { SvirRuntime } from './lifecycle/svir-runtime.js';
 import { LazyChildLogger } from './logging/lazy-child-logger.js';
-import { pathOf } from './http/path-of.js';
-import { pooledRandomBytes } from './ids/pooled-random-bytes.js';
-import { collectSecrets, createLogger, createRequestLineLogger, type Logger } from './logging/create-logger.js';
-import { recordError, startSummary, summaryLine, summaryOf } from './logging/request-summary.js';
+import { collectSecrets, createLogger, createRequestLineLogger } from './logging/create-logger.js';
+import { startSummary, summaryLine } from './logging/request-summary.js';
 import { createBalancer } from './balance/create-balancer.js';
+import { startCluster } from './cluster/start-cluster.js';
 import { registerReadinessRoute } from './health/register-readiness-route.js';
-import { createMetrics, type SvirMetrics } from './metrics/create-metrics.js';
+import { createMetrics } from './metrics/create-metrics.js';
 import { registerMetricsRoute } from './metrics/register-metrics-route.js';
 import { createMonitor } from './monitor/create-monitor.js';
 import { registerMonitorRoutes } from './monitor/register-monitor-routes.js';
-import { createBackendQueues, type BackendQueues } from './queue/backend-queues.js';
+import { createBackendQueues } from './queue/backend-queues.js';
 import { createSwappableRegistry } from './reload/create-swappable-registry.js';
+import { reloadRuntime } from './reload/reload-runtime.js';
 import { createModelRegistry, type ModelRegistry } from './router/create-model-registry.js';
+import { startModelRefresh } from './router/start-model-refresh.js';
 import { registerChatCompletionsRoute } from './routes/chat-completions.js';
 import { registerCompletionsRoute } from './routes/completions.js';
 import { registerEmbeddingsRoute } from './routes/embeddings.js';
 import { registerModelsRoutes } from './routes/models.js';
-import { registerResponsesRoutes, type ResponsesIdKind } from './routes/responses.js';
-import { startCluster } from './cluster/start-cluster.js';
+import { registerResponsesRoutes } from './routes/responses.js';
 import { createResponseStore } from './store/create-response-store.js';
-import { trackConnections, type ConnectionTracker } from './http/track-connections.js';
-import { createUpstreamPool, type UpstreamPool } from './upstream/create-upstream-pool.js';
+import { createUpstreamPool } from './upstream/create-upstream-pool.js';
 import { fetchModelList } from './upstream/fetch-model-list.js';
-
-export type IdKind = 'completion' | 'call' | 'request';
-
-export interface ServerDeps {
-  /** A pino logger; by default one at `server.logLevel` on stdout, with every key redacted. */
-  logger?: Logger;
-  /** ms since the epoch. */
-  now?: () => number;
-  makeId?: (kind: IdKind) => string;
-  /** Ids of the Responses route: a response (`resp_…`) and its items (`msg_…`, `rs_…`, `fc_…`). */
-  makeResponsesId?: (kind: ResponsesIdKind) => string;
-  /** Where `SVIR_API_KEYS` is read from; process.env by default. */
-  env?: Env;
-  pool?: UpstreamPool;
-  registry?: ModelRegistry;
-  getAdapter?: (type: BackendType) => Adapter;
-  /** Monotonic ms for the durations in metrics; performance.now by default. */
-  clock?: () => number;
-  /** Also export Node's process metrics on /metrics (the CLI turns this on). */
-  processMetrics?: boolean;
-  /** Bounds of the read after an early refusal (tests make them small). */
-  lingerLimits?: LingerLimits;
-}
-
-/** What the routes share, reachable as `app.svir` (shutdown, start-up summary, tests). */
-export interface SvirRuntime {
-  /** The config in force (a reload replaces it). */
-  config: Config;
-  /** Always the same object; a reload swaps the registry inside it. */
-  registry: ModelRegistry;
-  pool: UpstreamPool;
-  streams: ActiveStreams;
-  /** The clients' open connections (shutdown closes the unused ones). */
-  connections: ConnectionTracker;
-  logger: Logger;
-  queues: BackendQueues;
-  metrics: SvirMetrics;
-  /** Set by shutdown: new requests are refused with 503. */
-  closing: boolean;
-  /**
-   * Puts a validated config in force for new requests: backends, models, aliases, queues,
-   * timeouts, keepalive and reasoning. Open streams finish on what they started with. The
-   * listen address, keys, body limit, client timeouts and log level need a restart (a warning
-   * says so).
-   */
-  reload(config: Config): void;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    svir: SvirRuntime;
-  }
-}
-
-const ALPHANUMERIC = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 'latin1');
-
-function randomAlphanumeric(length: number): string {
-  const bytes = pooledRandomBytes(length);
-  // 62 symbols from a byte: the modulo bias is irrelevant for ids that only need to be unique.
-  // The pool's bytes are mapped in place (they are used once) and read as one string.
-  for (let i = 0; i < bytes.length; i += 1) bytes[i] = ALPHANUMERIC[(bytes[i] ?? 0) % ALPHANUMERIC.length] ?? 0;
-  return bytes.toString('latin1');
-}
-
-/** Ids in the shapes OpenAI uses, so client code that looks at them is not surprised. */
-export function defaultMakeId(kind: IdKind): string {
-  if (kind === 'completion') return `chatcmpl-${randomAlphanumeric(29)}`;
-  if (kind === 'call') return `call_${randomAlphanumeric(24)}`;
-  return randomUUID();
-}
-
-/** Responses ids as OpenAI shapes them: a prefix and 48 hex digits. */
-export function defaultMakeResponsesId(kind: ResponsesIdKind): string {
-  return `${kind === 'response' ? 'resp' : kind}_${pooledRandomBytes(24).toString('hex')}`;
-}
-
-/** JSON.parse's own words (with the position) for a body the JSON parser refused. */
-function syntaxErrorOf(body: string): string | undefined {
-  try {
-    JSON.parse(body);
-    return undefined;
-  } catch (err) {
-    return err instanceof Error ? err.message : undefined;
-  }
-}
-
-function sendError(reply: FastifyReply, err: unknown): FastifyReply {
-  const response = toErrorResponse(err);
-  return reply.code(response.status).headers(response.headers).type('application/json; charset=utf-8').send(response.body);
-}
-
-/** Deeper bodies are refused: far beyond any real schema, far below what overflows JSON.stringify. */
-const MAX_JSON_DEPTH = 1_000;
 
 /** How often Node looks for connections past their header or request timeout. */
 const CONNECTION_CHECK_MS = 1_000;
@@ -195,14 +105,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     clientErrorHandler: answerClientError,
   });
   let routeSecrets: readonly string[] = secrets;
-  // Model lists are asked again every modelRefreshMs, which also keeps each backend's state
-  // (balancing, /metrics) current when no request comes.
-  const startRefresh = (ms: number): NodeJS.Timeout => {
-    const timer = setInterval(() => void registry.refresh(), ms);
-    timer.unref();
-    return timer;
-  };
-  let refreshTimer = startRefresh(config.modelRefreshMs);
+  const refresh = startModelRefresh(registry, config.modelRefreshMs);
   const runtime: SvirRuntime = {
     config,
     registry,
@@ -214,66 +117,28 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     metrics,
     closing: false,
     reload(next) {
-      const restartOnly = (
-        [
-          'host',
-          'port',
-          'apiKeys',
-          'allowUnauthenticated',
-          'bodyLimitBytes',
-          'headersTimeoutMs',
-          'requestTimeoutMs',
-          'keepAliveTimeoutMs',
-          'logLevel',
-        ] as const
-      ).filter(
-        (key) => JSON.stringify(next.server[key]) !== JSON.stringify(runtime.config.server[key]),
+      reloadRuntime(
+        {
+          logger,
+          registry,
+          makeRegistry,
+          queues,
+          responseStore,
+          balancer,
+          refresh,
+          current: () => runtime.config,
+          setConfig(config) {
+            runtime.config = config;
+            routeSecrets = [...collectSecrets(config), ...apiKeys];
+          },
+        },
+        next,
       );
-      if (JSON.stringify(next.cluster) !== JSON.stringify(runtime.config.cluster)) {
-        logger.warn('config reload: cluster takes effect only on restart');
-      }
-      if (restartOnly.length > 0) {
-        logger.warn(`config reload: server.${restartOnly.join(', server.')} take effect only on restart`);
-      }
-      const nextRegistry = makeRegistry(next);
-      registry.swap(nextRegistry);
-      runtime.config = next;
-      routeSecrets = [...collectSecrets(next), ...apiKeys];
-      queues.sync(next.backends);
-      responseStore.setLimits(next.responses.store);
-      balancer.reset();
-      clearInterval(refreshTimer);
-      refreshTimer = startRefresh(next.modelRefreshMs);
-      void nextRegistry.refresh();
     },
   };
   app.decorate('svir', runtime);
 
-  // Bad JSON is the client's 400 `invalid_json`, in the one shape; prototype poisoning is refused.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  // Only JSON is a request body here: anything else (text/plain included) is 415.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
-    const body = typeof raw === 'string' ? raw : raw.toString('utf8');
-    if (exceedsJsonDepth(body, MAX_JSON_DEPTH)) {
-      done(new SvirError('invalid_request', { message: `The request body nests deeper than ${MAX_JSON_DEPTH} levels.` }), undefined);
-      return;
-    }
-    parseJson(request, body, (err, value) => {
-      if (err === null || err === undefined) {
-        done(null, value);
-        return;
-      }
-      const empty = body.trim().length === 0;
-      const reason = syntaxErrorOf(body) ?? (err instanceof Error ? err.message : String(err));
-      done(
-        new SvirError('invalid_json', {
-          message: empty ? 'The request body is empty.' : `The request body is not valid JSON: ${reason}`,
-        }),
-        undefined,
-      );
-    });
-  });
+  registerJsonParser(app);
 
   // Every request has the summary's slot from the start (one shape for all requests).
   app.decorateRequest('svirSummary', null);
@@ -309,26 +174,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     done(null, payload);
   });
 
-  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const summary = summaryOf(request);
-    if (summary !== undefined && summary.error === undefined) recordError(summary, err);
-    if (toErrorResponse(err).body.error.code === 'internal_error') request.log.error({ err }, 'svir failed unexpectedly');
-    return sendError(reply, err);
-  });
-
-  app.setNotFoundHandler((request, reply) => {
-    const path = pathOf(request.url);
-    // `/` is the live page's, for browsers only: any other request there is answered as before
-    // the page existed (404).
-    const otherMethod =
-      path !== '/' && ['GET', 'POST'].some((method) => method !== request.method && app.hasRoute({ url: path, method }));
-    const error = otherMethod
-      ? new SvirError('method_not_allowed', { message: `${request.method} is not allowed on ${path}.` })
-      : new SvirError('not_found', { message: `No route for ${request.method} ${path}.` });
-    const summary = summaryOf(request);
-    if (summary !== undefined) recordError(summary, error);
-    return sendError(reply, error);
-  });
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(createNotFoundHandler(app));
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   if (cluster !== undefined) {
@@ -362,7 +209,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   registerEmbeddingsRoute(app, routeDeps);
 
   app.addHook('onClose', async () => {
-    clearInterval(refreshTimer);
+    refresh.stop();
     await cluster?.close();
     await pool.close();
   });

@@ -16,9 +16,9 @@
  *   shared count is right again within one refresh.
  * - A waiter asks again every POLL_MS, and at once when a slot of this replica comes free.
  */
-import type { AbortSignalLike } from '../abort-signal-like.js';
+import type { AbortSignalLike } from '../abort/abort-signal-like.js';
 import { SvirError } from '../errors.js';
-import { pooledRandomBytes } from '../pooled-random-bytes.js';
+import { pooledRandomBytes } from '../ids/pooled-random-bytes.js';
 import { luaScript as script, type RedisLink } from './redis-link.js';
 
 export interface SharedLimitsOptions {

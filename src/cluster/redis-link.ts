@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SvirError } from '../errors.js';
-import type { Logger } from '../logging.js';
+import type { Logger } from '../logging/create-logger.js';
 
 export type RedisState = 'connecting' | 'up' | 'down';
 

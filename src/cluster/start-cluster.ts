@@ -3,7 +3,7 @@
  * (README "Several replicas"). Unset: nothing, and `redis` is never loaded.
  */
 import type { Config } from '../config/schema.js';
-import type { Logger } from '../logging.js';
+import type { Logger } from '../logging/create-logger.js';
 import type { ResponseStore } from '../store/response-store.js';
 import { createRedisLink, type RedisLink } from './redis-link.js';
 import { createRedisResponseStore } from './create-redis-response-store.js';

@@ -6,8 +6,8 @@
  * What is kept is the request's own scope object from the route (routes/route-to-backend.ts),
  * which already holds its controller, summary and recorder: nothing is made per request for it.
  */
-import type { SpeedResult } from './metrics/measure-speed.js';
-import type { RequestSummary } from './request-summary.js';
+import type { SpeedResult } from '../metrics/measure-speed.js';
+import type { RequestSummary } from '../logging/request-summary.js';
 
 export interface Abortable {
   abort(reason: unknown): void;

@@ -8,7 +8,8 @@ import { checkListenSafety } from '../auth/check-listen-safety.js';
 import { resolveApiKeys } from '../auth/resolve-api-keys.js';
 import type { Config } from '../config/schema.js';
 import type { BackendStatus } from '../router/create-model-registry.js';
-import { buildServer, type ServerDeps } from '../server.js';
+import { buildServer } from '../server.js';
+import type { ServerDeps } from './server-deps.js';
 
 export interface StartedServer {
   app: FastifyInstance;

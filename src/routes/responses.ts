@@ -14,6 +14,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { SvirError } from '../errors.js';
+import type { ResponsesIdKind } from '../ids/make-responses-id.js';
 import { createResponsesTranslator } from '../responses/create-responses-translator.js';
 import { echoRequest } from '../responses/echo-request.js';
 import type { InputItem } from '../responses/input-item.js';
@@ -32,8 +33,6 @@ import { chatRoute, type ChatRouteDeps } from './chat-completions.js';
 import { invalidRequestError } from './invalid-request-error.js';
 import { routeToBackend, type BackendRoute } from './route-to-backend.js';
 import { failureOf, keptText, responsesSender, type KeepResponse, type MakeTranslator } from './send-responses.js';
-
-export type ResponsesIdKind = 'response' | 'msg' | 'rs' | 'fc' | 'fco';
 
 export interface ResponsesRouteDeps extends ChatRouteDeps {
   makeResponsesId(kind: ResponsesIdKind): string;

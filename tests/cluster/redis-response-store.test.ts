@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisLink, type RedisLink } from '../../src/cluster/redis-link.js';
 import { createRedisResponseStore } from '../../src/cluster/create-redis-response-store.js';
-import { createLogger } from '../../src/logging.js';
+import { createLogger } from '../../src/logging/create-logger.js';
 import type { InputItem } from '../../src/responses/input-item.js';
 import type { ResponseObject } from '../../src/responses/response-object.js';
 import type { StoredResponse } from '../../src/store/response-store.js';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSharedLimits, type SharedLimits, type SharedSlot } from '../../src/cluster/create-shared-limits.js';
 import { createRedisLink, type RedisLink } from '../../src/cluster/redis-link.js';
-import { createLogger } from '../../src/logging.js';
+import { createLogger } from '../../src/logging/create-logger.js';
 import { startRedis, type RedisProcess } from './redis-process.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });

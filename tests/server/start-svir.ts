@@ -7,7 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { configSchema, type Config, type ConfigInput } from '../../src/config/schema.js';
 import { collectSecrets, createLogger } from '../../src/logging/create-logger.js';
-import { buildServer, type IdKind, type ServerDeps } from '../../src/server.js';
+import type { IdKind } from '../../src/ids/make-id.js';
+import type { ServerDeps } from '../../src/lifecycle/server-deps.js';
+import { buildServer } from '../../src/server.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 
 export interface SvirUnderTest {

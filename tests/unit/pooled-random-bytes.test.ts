@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pooledRandomBytes } from '../../src/ids/pooled-random-bytes.js';
-import { defaultMakeId, defaultMakeResponsesId } from '../../src/server.js';
+import { defaultMakeId } from '../../src/ids/make-id.js';
+import { defaultMakeResponsesId } from '../../src/ids/make-responses-id.js';
 
 describe('pooledRandomBytes', () => {
   it('hands out fresh bytes of the length asked, across refills of the pool', () => {

@@ -18,7 +18,8 @@ import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
 import { buildStreamContext } from './build-stream-context.js';
 import { invalidRequestError } from './invalid-request-error.js';
 import { readAttemptSteps, type AttemptSteps } from './read-attempt-steps.js';
-import { routeToBackend, type AttemptIO, type BackendRoute, type RouteDeps } from './route-to-backend.js';
+import type { AttemptIO, BackendRoute, RouteDeps } from './backend-route.js';
+import { routeToBackend } from './route-to-backend.js';
 import { sendCompletion } from './send-completion.js';
 import { sendStream } from './send-stream.js';
 

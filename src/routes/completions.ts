@@ -16,7 +16,8 @@ import { encodeTextCompletionChunk } from '../normalize/sse-encoder.js';
 import { openChatStream } from '../upstream/open-chat-stream.js';
 import { invalidRequestError } from './invalid-request-error.js';
 import { readAttemptSteps } from './read-attempt-steps.js';
-import { routeToBackend, type BackendRoute, type RouteDeps } from './route-to-backend.js';
+import type { BackendRoute, RouteDeps } from './backend-route.js';
+import { routeToBackend } from './route-to-backend.js';
 import { sendCompletion } from './send-completion.js';
 import { sendStream } from './send-stream.js';
 

@@ -12,7 +12,8 @@ import { fitEmbeddings } from '../normalize/fit-embeddings.js';
 import { openChatStream } from '../upstream/open-chat-stream.js';
 import { readJsonBody } from '../upstream/read-json-body.js';
 import { invalidRequestError } from './invalid-request-error.js';
-import { routeToBackend, type BackendRoute, type RouteDeps } from './route-to-backend.js';
+import type { BackendRoute, RouteDeps } from './backend-route.js';
+import { routeToBackend } from './route-to-backend.js';
 
 /** Far above a real answer (a thousand 4096-float vectors is about 40 MiB of JSON). */
 export const MAX_EMBEDDINGS_BYTES = 256 * 1024 * 1024;

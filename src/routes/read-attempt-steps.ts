@@ -13,7 +13,7 @@ import { createNormalizer } from '../normalize/normalizer.js';
 import { createSseDecoder } from '../normalize/sse-decoder.js';
 import type { UpstreamBody } from '../upstream/open-chat-stream.js';
 import { pumpCleanSteps, type CleanStepPump, type ReadCleanStepsArgs, type StepSink } from '../upstream/pump-clean-steps.js';
-import type { AttemptIO } from './route-to-backend.js';
+import type { AttemptIO } from './backend-route.js';
 
 export interface ReadAttemptStepsArgs {
   io: AttemptIO;

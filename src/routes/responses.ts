@@ -31,7 +31,8 @@ import { withItemIds } from '../responses/with-item-ids.js';
 import type { ResponseStore } from '../store/response-store.js';
 import { chatRoute, type ChatRouteDeps } from './chat-completions.js';
 import { invalidRequestError } from './invalid-request-error.js';
-import { routeToBackend, type BackendRoute } from './route-to-backend.js';
+import type { BackendRoute } from './backend-route.js';
+import { routeToBackend } from './route-to-backend.js';
 import { failureOf, keptText, responsesSender, type KeepResponse, type MakeTranslator } from './send-responses.js';
 
 export interface ResponsesRouteDeps extends ChatRouteDeps {

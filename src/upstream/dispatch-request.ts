@@ -14,13 +14,36 @@
  * The body is paused from its head until a reader comes, so no read is lost or buffered while
  * the route decides what to do with the answer. An abort (the signal, or `discard`) closes the
  * request's socket before undici's own abort runs (request-sockets.ts says why).
+ *
+ * States (UpstreamExchange). The exchange's Phase, and undici's Parser as the exchange drives it;
+ * beside them the reader's side: `#sink` (the reader, once `read` named one), `#waiting` (it
+ * cannot take a read now), `#held` (reads that came meanwhile), `#joined` (the pieces of the
+ * parser's current run, for a reader that joins them), `#ending` (the end or failure it has
+ * still to hear), `#head` (the promise of the answer's head, until it came or failed).
+ *
+ *   Phase   Open      → Ended      onComplete (the reader hears the end after what it holds)
+ *           Open      → Failed     onError, the head's or the body's (an abort among them)
+ *           Open      → Discarded  discard() (socket closed, request aborted)
+ *           Ended, Failed and Discarded are final: every callback after them does nothing.
+ *   Parser  Running   → Paused        the head came (nothing is read before a reader comes);
+ *                                     onData with no reader, a waiting one, or one that refused it
+ *           Paused    → ResumeQueued  #flow: the reader took what was held and can take more
+ *           ResumeQueued → Running    at the turn's end, still Open and the reader not waiting
+ *           ResumeQueued → Paused     at the turn's end otherwise
+ *   Reader  #waiting  true → false    #flow (read(), resume())
+ *           #waiting  false → true    the reader refused a read (its data returned false)
+ *           #joined   set             onData, when the reader joins: the rest of the run collects
+ *           #joined   cleared         #flushJoined at the turn's end (or before the end or a
+ *                                     failure), discard()
  */
 import type { Readable } from 'node:stream';
 import { errors, type Dispatcher } from 'undici';
 import type { AbortSignalLike } from '../abort/abort-signal-like.js';
+import { joinPieces } from './join-pieces.js';
 import { readRawHeader } from './read-raw-header.js';
 import type { BodySink, UpstreamBody } from './upstream-body.js';
 import { closeRequestSocket, watchRequestSocket, type RequestSocket } from './request-sockets.js';
+import { urlPartsOf } from './url-parts.js';
 
 export interface UpstreamResponse {
   statusCode: number;
@@ -42,55 +65,32 @@ export interface DispatchRequestOptions {
   signal: AbortSignalLike;
 }
 
-interface UrlParts {
-  origin: string;
-  path: string;
-}
-
-/** Parsed call URLs: a backend has a handful, and parsing one costs more than the lookup. */
-const urlParts = new Map<string, UrlParts>();
-const URL_PARTS_LIMIT = 256;
-
-function partsOf(url: string): UrlParts {
-  let parts = urlParts.get(url);
-  if (parts === undefined) {
-    const parsed = new URL(url);
-    parts = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-    if (urlParts.size >= URL_PARTS_LIMIT) urlParts.clear();
-    urlParts.set(url, parts);
-  }
-  return parts;
-}
-
-/**
- * Where the pieces of a joined read are copied (#flushJoined): one buffer for every exchange,
- * reused from read to read. Its reader takes the bytes within the call (BodySink.data), and a
- * Buffer.concat per read cost about twice the copy (a new backing store each time, outside the
- * heap, for the collector to count and free). A read longer than the largest kept is concatenated.
- */
-let joinBuffer = Buffer.allocUnsafe(64 * 1024);
-const JOIN_BUFFER_MAX = 1024 * 1024;
-
-/** The pieces as one run of bytes, valid until the next joined read. */
-function joinPieces(pieces: readonly Buffer[]): Buffer {
-  let length = 0;
-  for (const piece of pieces) length += piece.length;
-  if (length > JOIN_BUFFER_MAX) return Buffer.concat(pieces, length);
-  if (length > joinBuffer.length) joinBuffer = Buffer.allocUnsafe(Math.max(length, joinBuffer.length * 2));
-  let at = 0;
-  for (const piece of pieces) at += piece.copy(joinBuffer, at);
-  return joinBuffer.subarray(0, length);
-}
-
 interface Head {
   resolve(response: UpstreamResponse): void;
   reject(err: unknown): void;
 }
 
-const OPEN = 0;
-const ENDED = 1;
-const FAILED = 2;
-const DISCARDED = 3;
+/** Where the exchange is: open until the body ends, fails or is discarded (or the head fails). */
+const enum Phase {
+  /** Sent, then its head and body read: reads go on to the reader. */
+  Open,
+  /** The body came whole (onComplete); the reader hears the end once it took what it holds. */
+  Ended,
+  /** The request or its body failed (onError, an abort among them); the reader hears it at once. */
+  Failed,
+  /** svir will not read the body (discard): socket closed, request aborted, nobody hears more. */
+  Discarded,
+}
+
+/** undici's parser, as this exchange drives it: a read or head refused pauses it. */
+const enum Parser {
+  /** Reading the socket: each piece comes to onData in the parser's run. */
+  Running,
+  /** A read (or the head) returned false: undici reads nothing until it is resumed. */
+  Paused,
+  /** Paused, with its resume queued for the end of the turn (#resumeSoon). */
+  ResumeQueued,
+}
 
 /** undici's abort of one request (given to onConnect): fails it with `err`, closes its socket. */
 type Abort = (err?: Error) => void;
@@ -104,8 +104,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
   #abort: Abort | undefined;
   /** undici's parser's resume (given with the head): it reads on after a read returned false. */
   #resumeParser: (() => void) | undefined;
-  /** A read (or the head) returned false: undici's parser is paused until #resumeParser. */
-  #paused = false;
+  #parser = Parser.Running;
   #sink: BodySink | undefined;
   /** Reads that came while the reader could take none (undici stops after one). */
   #held: Buffer[] = [];
@@ -116,12 +115,11 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
   };
   /** The reader cannot take a read now; undici's reading is paused. */
   #waiting = true;
-  #resuming = false;
-  #state = OPEN;
+  #phase = Phase.Open;
   /** How the body ended, while the reader had still to hear it. */
   #ending: { err: unknown } | 'end' | undefined;
   readonly #onAbort = (): void => {
-    if (this.#state !== OPEN) return;
+    if (this.#phase !== Phase.Open) return;
     // The socket first: undici's own abort would open a new connection (request-sockets.ts).
     if (this.#socket !== undefined) closeRequestSocket(this.#socket);
     // Before the request has a connection, onConnect aborts it.
@@ -147,8 +145,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
    * the request (the attempt's deadlines, a listing's timeout) and goes with it, and removing a
    * listener from an AbortSignalLike costs more than all the rest of this bookkeeping.
    */
-  #settle(state: number): void {
-    this.#state = state;
+  #settle(phase: Phase): void {
+    this.#phase = phase;
   }
 
   // The handler, called by undici. A return of false pauses its parser.
@@ -165,13 +163,13 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     this.#head = undefined;
     this.#resumeParser = resume;
     // Nothing is read until a reader comes (`read`).
-    this.#paused = true;
+    this.#pause();
     head.resolve({ statusCode, header: (name) => readRawHeader(rawHeaders, name), body: this });
     return false;
   }
 
   onData(chunk: Buffer): boolean {
-    if (this.#state !== OPEN) return true;
+    if (this.#phase !== Phase.Open) return true;
     const joined = this.#joined;
     if (joined !== undefined) {
       joined.push(chunk);
@@ -187,23 +185,23 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     }
     if (sink === undefined || this.#waiting) {
       this.#held.push(chunk);
-      this.#paused = true;
+      this.#pause();
       return false;
     }
-    if (!sink.data(chunk) && this.#state === OPEN && this.#sink === sink) {
+    if (!sink.data(chunk) && this.#phase === Phase.Open && this.#sink === sink) {
       this.#waiting = true;
-      this.#paused = true;
+      this.#pause();
       return false;
     }
     return true;
   }
 
   onComplete(): void {
-    if (this.#state !== OPEN) return;
+    if (this.#phase !== Phase.Open) return;
     // What the run parsed before the end is read first.
     this.#flushJoined();
-    if (this.#state !== OPEN) return;
-    this.#settle(ENDED);
+    if (this.#phase !== Phase.Open) return;
+    this.#settle(Phase.Ended);
     if (this.#sink === undefined || this.#waiting || this.#held.length > 0) this.#ending = 'end';
     else this.#sink.end();
   }
@@ -217,15 +215,15 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     if (this.#head !== undefined) {
       const head = this.#head;
       this.#head = undefined;
-      this.#settle(FAILED);
+      this.#settle(Phase.Failed);
       head.reject(err);
       return;
     }
-    if (this.#state !== OPEN) return;
+    if (this.#phase !== Phase.Open) return;
     // What the run parsed before the failure is read first, as it would have been piece by piece.
     this.#flushJoined();
-    if (this.#state !== OPEN) return;
-    this.#settle(FAILED);
+    if (this.#phase !== Phase.Open) return;
+    this.#settle(Phase.Failed);
     // A failure is told at once, even to a reader that cannot take reads now: what it still
     // held is lost with the connection anyway.
     this.#held = [];
@@ -236,7 +234,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
   // The body, called by svir.
 
   get over(): boolean {
-    return this.#state !== OPEN;
+    return this.#phase !== Phase.Open;
   }
 
   read(sink: BodySink): void {
@@ -253,8 +251,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     this.#held = [];
     this.#joined = undefined;
     this.#ending = undefined;
-    if (this.#state !== OPEN) return;
-    this.#settle(DISCARDED);
+    if (this.#phase !== Phase.Open) return;
+    this.#settle(Phase.Discarded);
     if (this.#socket !== undefined) closeRequestSocket(this.#socket);
     this.#abort?.(new errors.RequestAbortedError('svir closed the upstream body'));
   }
@@ -269,9 +267,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     if (joined === undefined) return;
     this.#joined = undefined;
     const sink = this.#sink;
-    if (sink === undefined || this.#state !== OPEN) return;
+    if (sink === undefined || this.#phase !== Phase.Open) return;
     const bytes = joined.length === 1 ? joined[0] : joinPieces(joined);
-    if (bytes !== undefined && !sink.data(bytes) && this.#state === OPEN && this.#sink === sink) this.#waiting = true;
+    if (bytes !== undefined && !sink.data(bytes) && this.#phase === Phase.Open && this.#sink === sink) this.#waiting = true;
   }
 
   /** Hands the reader what it has still to hear, then lets undici read on. */
@@ -295,7 +293,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
       else sink.error(ending.err);
       return;
     }
-    if (this.#state === OPEN && this.#paused) this.#resumeSoon();
+    if (this.#phase === Phase.Open && this.#parser !== Parser.Running) this.#resumeSoon();
   }
 
   /**
@@ -303,14 +301,19 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
    * callback: it waits for the current turn's end.
    */
   #resumeSoon(): void {
-    if (this.#resuming) return;
-    this.#resuming = true;
+    if (this.#parser !== Parser.Paused) return;
+    this.#parser = Parser.ResumeQueued;
     queueMicrotask(() => {
-      this.#resuming = false;
-      if (this.#state !== OPEN || this.#waiting || !this.#paused) return;
-      this.#paused = false;
+      this.#parser = Parser.Paused;
+      if (this.#phase !== Phase.Open || this.#waiting) return;
+      this.#parser = Parser.Running;
       this.#resumeParser?.();
     });
+  }
+
+  /** A read or the head was refused: undici's parser stops (a resume already queued stays). */
+  #pause(): void {
+    if (this.#parser === Parser.Running) this.#parser = Parser.Paused;
   }
 }
 
@@ -318,7 +321,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
 export function dispatchRequest(dispatcher: Dispatcher, options: DispatchRequestOptions): Promise<UpstreamResponse> {
   const payload = options.body;
   return new Promise((resolve, reject) => {
-    const { origin, path } = partsOf(options.url);
+    const { origin, path } = urlPartsOf(options.url);
     const exchange = new UpstreamExchange(options.signal, payload, { resolve, reject });
     // undici reports its own failures to the handler (onResponseError), a bad argument included.
     dispatcher.dispatch({ origin, path, method: options.method, headers: options.headers, body: payload ?? null }, exchange);

@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StreamContext } from '../src/normalize/stream-context.js';
+import { createStreamMemo } from '../src/normalize/stream-memo.js';
 import * as adaptersSrc from '../src/adapters/index.js';
 import type { CleanChunk } from '../src/normalize/clean-chunk.js';
 import * as normalizerSrc from '../src/normalize/normalizer.js';
@@ -56,6 +57,7 @@ const BASE_CTX: StreamContext = {
   reasoningTags: 'auto',
   reasoningOff: false,
   reasoningField: 'reasoning_content',
+  memo: createStreamMemo(),
 };
 
 function scenario(stream: Omit<MockStreamOptions, 'dialect' | 'usage'>, ctx: Partial<StreamContext>): Scenario {
@@ -79,7 +81,8 @@ function scenario(stream: Omit<MockStreamOptions, 'dialect' | 'usage'>, ctx: Par
 interface Pipeline {
   createNormalizer: typeof normalizerSrc.createNormalizer;
   createSseDecoder: typeof decoderSrc.createSseDecoder;
-  encodeChunk: typeof encoderSrc.encodeChunk;
+  /** A stream's chunk encoder (one per stream). */
+  createChunkEncoder: typeof encoderSrc.createChunkEncoder;
   adapter: ReturnType<typeof adaptersSrc.getAdapter>;
 }
 
@@ -88,7 +91,7 @@ async function loadPipeline(from: 'src' | { dist: string }): Promise<Pipeline> {
     return {
       createNormalizer: normalizerSrc.createNormalizer,
       createSseDecoder: decoderSrc.createSseDecoder,
-      encodeChunk: encoderSrc.encodeChunk,
+      createChunkEncoder: encoderSrc.createChunkEncoder,
       adapter: adaptersSrc.getAdapter('openai'),
     };
   }
@@ -96,11 +99,15 @@ async function loadPipeline(from: 'src' | { dist: string }): Promise<Pipeline> {
   const adapters: typeof adaptersSrc = await import(url('adapters/index.js'));
   const normalizer: typeof normalizerSrc = await import(url('normalize/normalizer.js'));
   const decoder: typeof decoderSrc = await import(url('normalize/sse-decoder.js'));
-  const encoder: typeof encoderSrc = await import(url('normalize/sse-encoder.js'));
+  // A build from before the per-stream encoder has one module-level encodeChunk instead.
+  const encoder: Partial<typeof encoderSrc> & { encodeChunk?: (chunk: CleanChunk) => string } = await import(url('normalize/sse-encoder.js'));
+  const { encodeChunk } = encoder;
+  const createChunkEncoder = encoder.createChunkEncoder ?? (encodeChunk === undefined ? undefined : () => encodeChunk);
+  if (createChunkEncoder === undefined) throw new Error(`${from.dist}: normalize/sse-encoder.js has no chunk encoder`);
   return {
     createNormalizer: normalizer.createNormalizer,
     createSseDecoder: decoder.createSseDecoder,
-    encodeChunk: encoder.encodeChunk,
+    createChunkEncoder,
     adapter: adapters.getAdapter('openai'),
   };
 }
@@ -119,7 +126,10 @@ const enum Depth {
 /** One whole stream through the pipeline; returns a count that depends on every stage run (kept, so nothing is optimized away). */
 function runStream(p: Pipeline, s: Scenario, depth: Depth): number {
   const decoder = p.createSseDecoder();
-  const normalizer = p.createNormalizer(s.ctx, deps);
+  // A context per stream, as svir makes one: its memo (the text-chunk template) is the stream's own.
+  const ctx: StreamContext = { ...s.ctx, memo: createStreamMemo() };
+  const normalizer = p.createNormalizer(ctx, deps);
+  const encode = p.createChunkEncoder();
   let sink = 0;
   let done = false;
   for (const read of s.reads) {
@@ -128,7 +138,7 @@ function runStream(p: Pipeline, s: Scenario, depth: Depth): number {
         sink += event.data.length;
         continue;
       }
-      const parts = p.adapter.readEvent(event, s.ctx);
+      const parts = p.adapter.readEvent(event, ctx);
       if (depth === Depth.Read) {
         sink += parts.length;
         continue;
@@ -137,7 +147,7 @@ function runStream(p: Pipeline, s: Scenario, depth: Depth): number {
       if (step.error !== undefined) throw step.error;
       if (step.done) done = true;
       if (depth === Depth.Normalize) sink += step.chunks.length;
-      else for (const chunk of step.chunks) sink += p.encodeChunk(chunk).length;
+      else for (const chunk of step.chunks) sink += encode(chunk).length;
     }
   }
   if (!done && depth >= Depth.Normalize) {
@@ -154,12 +164,13 @@ function runStream(p: Pipeline, s: Scenario, depth: Depth): number {
  */
 function verify(p: Pipeline, name: string, s: Scenario): string {
   const decoder = p.createSseDecoder();
-  const normalizer = p.createNormalizer(s.ctx, { makeId: (kind) => `${kind}-fixed`, now: deps.now });
+  const ctx: StreamContext = { ...s.ctx, memo: createStreamMemo() };
+  const normalizer = p.createNormalizer(ctx, { makeId: (kind) => `${kind}-fixed`, now: deps.now });
   const chunks: CleanChunk[] = [];
   let done = false;
   for (const read of s.reads) {
     for (const event of decoder.feed(read)) {
-      const step = normalizer.push(p.adapter.readEvent(event, s.ctx));
+      const step = normalizer.push(p.adapter.readEvent(event, ctx));
       if (step.error !== undefined) throw new Error(`${name}: the stream failed: ${step.error.message}`);
       chunks.push(...step.chunks);
       done ||= step.done;
@@ -178,7 +189,8 @@ function verify(p: Pipeline, name: string, s: Scenario): string {
   if (name === 'tools' && (calls.size !== 2 || finish.join() !== 'tool_calls')) problems.push(`${calls.size} calls, finish ${finish.join()}`);
   if (chunks.at(-1)?.usage === undefined) problems.push('no usage chunk');
   if (problems.length > 0) throw new Error(`normalizer scenario ${name}: ${problems.join('; ')}`);
-  return chunks.map((c) => p.encodeChunk(c)).join('');
+  const encode = p.createChunkEncoder();
+  return chunks.map((c) => encode(c)).join('');
 }
 
 /**

@@ -14,7 +14,7 @@
 import { parseArgs } from 'node:util';
 import { chatRequestSchema } from '../src/requests/chat-request.js';
 import type { CleanChunk } from '../src/normalize/clean-chunk.js';
-import { encodeChunk, encodeDone } from '../src/normalize/sse-encoder.js';
+import { createChunkEncoder, encodeDone } from '../src/normalize/sse-encoder.js';
 import { createResponsesTranslator, type ResponsesTranslator } from '../src/responses/create-responses-translator.js';
 import { echoRequest } from '../src/responses/echo-request.js';
 import type { InputItem } from '../src/responses/input-item.js';
@@ -68,8 +68,9 @@ const store = createResponseStore({ maxResponses: 1000, maxBytes: 64 * 1024 * 10
 const STAGES: Record<string, () => unknown> = {
   'chat: request read': () => chatRequestSchema.safeParse(JSON.parse(CHAT_BODY)),
   'chat: 67 chunks encoded': () => {
+    const encode = createChunkEncoder();
     let text = '';
-    for (const chunk of CHUNKS) text += encodeChunk(chunk);
+    for (const chunk of CHUNKS) text += encode(chunk);
     return text + encodeDone();
   },
   'responses: request read and translated': () => {

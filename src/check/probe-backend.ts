@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { BackendInfo } from '../adapters/adapter.js';
 import type { StreamContext } from '../normalize/stream-context.js';
+import { createStreamMemo } from '../normalize/stream-memo.js';
 import { getAdapter } from '../adapters/index.js';
 import { reasoningTagsOf } from '../adapters/reasoning-tags-of.js';
 import { turnsReasoningOff } from '../adapters/request/turns-reasoning-off.js';
@@ -83,6 +84,7 @@ function streamContext(request: ChatRequest, backend: BackendInfo, reasoningFiel
     reasoningTags: reasoningTagsOf(backend.config, getAdapter(backend.config.type)),
     reasoningOff: turnsReasoningOff(sent, backend.config.effortTemplateKey),
     reasoningField,
+    memo: createStreamMemo(),
   };
 }
 

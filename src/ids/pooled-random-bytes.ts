@@ -2,6 +2,10 @@
  * Random bytes for ids, taken from a pool filled 4 KiB at a time. `randomBytes(29)` costs about
  * 3 µs whatever its size (a native job per call), and svir takes one or more ids per request;
  * one fill serves a hundred of them. The bytes are the same CSPRNG's, each handed out once.
+ *
+ * The pool is the process's, shared by every request, and may be: it holds nothing of a request,
+ * only random bytes, and each byte goes to one caller, who reads it at once (before the next
+ * call may refill the pool); what one id took tells nothing about another.
  */
 import { randomFillSync } from 'node:crypto';
 

@@ -14,7 +14,8 @@ import { isErrorChunk, unreadablePart } from './stream-error-part.js';
 import { nestsDeeperThan } from './nests-deeper-than.js';
 import type { Part, SseEvent } from './parts.js';
 import { readUsage } from './read-usage.js';
-import { fillTextTemplate, makeTextTemplate, type TextChunkTemplate } from './text-chunk-template.js';
+import type { MetaPart, TemplateTextKind } from './stream-memo.js';
+import { fillTextTemplate, makeTextTemplate } from './text-chunk-template.js';
 
 const toolPieceSchema = z.object({
   index: z.number().int().nonnegative().nullish(),
@@ -187,8 +188,7 @@ function readToolPieces(value: unknown): ToolPiece[] | undefined {
 }
 
 type TextKey = 'content' | 'reasoning_content' | 'reasoning' | 'refusal';
-type TextKind = 'content' | 'reasoning' | 'refusal';
-type MetaPart = Part & { kind: 'meta' };
+type TextKind = TemplateTextKind;
 
 /** The key of the one text a common chunk carries and nothing else beside its identity; else undefined. */
 function onlyTextKey(common: CommonChunk): TextKey | undefined {
@@ -217,29 +217,18 @@ function textKind(key: TextKey): TextKind {
   return key === 'content' ? 'content' : key === 'refusal' ? 'refusal' : 'reasoning';
 }
 
-interface TemplateState {
-  template: TextChunkTemplate<TextKind, MetaPart> | undefined;
-  made: number;
-  hits: number;
-}
-
-/**
- * Templates of the common text chunk (text-chunk-template.ts), one per stream: the stream
- * context is made per upstream stream and lives as long as it. A memo only: what a chunk reads
- * as is the same with or without it.
- */
-const templates = new WeakMap<StreamContext, TemplateState>();
 /** A stream whose chunks do not repeat (a per-chunk nonce) stops making templates after these. */
 const FRUITLESS_TEMPLATES = 4;
 const HITS_PER_TEMPLATE = 8;
 
+/** The common chunk read through the stream's template (its context's memo), if one fits. */
 function readTemplated(data: string, ctx: StreamContext): Part[] | undefined {
-  const state = templates.get(ctx);
-  const template = state?.template;
-  if (state === undefined || template === undefined) return undefined;
+  const memo = ctx.memo;
+  const template = memo.textTemplate;
+  if (template === undefined) return undefined;
   const text = fillTextTemplate(template, data);
   if (text === undefined) return undefined;
-  state.hits += 1;
+  memo.templateHits += 1;
   // Array literals of their final length: an empty or short array grows to 17 slots on a push.
   const meta = template.meta;
   if (text.length === 0) return meta === undefined ? [] : [meta];
@@ -250,17 +239,13 @@ function readTemplated(data: string, ctx: StreamContext): Part[] | undefined {
 function rememberTemplate(data: string, common: CommonChunk, parts: readonly Part[], ctx: StreamContext): void {
   const key = onlyTextKey(common);
   if (key === undefined) return;
-  let state = templates.get(ctx);
-  if (state === undefined) {
-    state = { template: undefined, made: 0, hits: 0 };
-    templates.set(ctx, state);
-  }
-  if (state.made >= FRUITLESS_TEMPLATES && state.hits < state.made * HITS_PER_TEMPLATE) return;
+  const memo = ctx.memo;
+  if (memo.templatesMade >= FRUITLESS_TEMPLATES && memo.templateHits < memo.templatesMade * HITS_PER_TEMPLATE) return;
   const text = parts.find((part) => part.kind === textKind(key));
   const meta = parts.find((part): part is MetaPart => part.kind === 'meta');
   if (text === undefined || !('text' in text)) return;
-  state.made += 1;
-  state.template = makeTextTemplate(data, key, text.text, textKind(key), meta, (probe) => {
+  memo.templatesMade += 1;
+  memo.textTemplate = makeTextTemplate(data, key, text.text, textKind(key), meta, (probe) => {
     let json: unknown;
     try {
       json = JSON.parse(probe);

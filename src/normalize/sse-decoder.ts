@@ -21,15 +21,19 @@ export interface SseDecoderOptions {
 
 export interface SseDecoder {
   /** Decodes one read of the body; returns the events it completed, in order. */
-  feed(bytes: Uint8Array): SseEvent[];
+  feed(bytes: Uint8Array): readonly SseEvent[];
   /** The body ended: dispatches an event left without its closing blank line. */
-  end(): SseEvent[];
+  end(): readonly SseEvent[];
 }
 
 const LF = 10;
 const CR = 13;
-/** Shared result for the common read that completes no event: saves an allocation per read. */
-const NO_EVENTS: SseEvent[] = [];
+/**
+ * Shared result for the common read that completes no event: saves an allocation per read. The
+ * decoder's results are read-only (`readonly SseEvent[]`), so this one stays empty: no stream
+ * can put anything in it for another to read.
+ */
+const NO_EVENTS: readonly SseEvent[] = [];
 
 export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -63,7 +67,7 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
     maxBufferSize: maxLineBytes * 2,
   });
 
-  function take(): SseEvent[] {
+  function take(): readonly SseEvent[] {
     if (overflow !== undefined) throw overflow;
     const out = events ?? NO_EVENTS;
     events = undefined;

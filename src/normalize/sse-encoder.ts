@@ -9,9 +9,8 @@ import { toTextCompletionChunk } from './to-text-completion-chunk.js';
 
 /**
  * `id`, `object`, `created` and `model` are the same on every chunk of a stream, so their JSON is
- * made once per stream and kept, and only the choice is serialized per chunk. The text is byte
- * for byte what JSON.stringify(chunk) gives. Kept by id for the streams being written at the same
- * time (token-paced streams take turns chunk by chunk): the last one first, then the others.
+ * made once per stream (the envelope, kept by the stream's encoder), and only the choice is
+ * serialized per chunk.
  */
 interface Envelope {
   id: string;
@@ -26,26 +25,13 @@ interface Envelope {
   keyText: string;
 }
 
-let last: Envelope | undefined;
-const envelopes = new Map<string, Envelope>();
-/** Streams that ended leave theirs behind: the whole memo is dropped when it holds this many. */
-const MAX_ENVELOPES = 256;
-
 function fits(envelope: Envelope | undefined, chunk: CleanChunk): envelope is Envelope {
   return envelope !== undefined && envelope.id === chunk.id && envelope.created === chunk.created && envelope.model === chunk.model;
 }
 
 function envelopeOf(chunk: CleanChunk): Envelope {
-  if (fits(last, chunk)) return last;
-  let envelope = envelopes.get(chunk.id);
-  if (!fits(envelope, chunk)) {
-    const text = `data: {"id":${JSON.stringify(chunk.id)},"object":"chat.completion.chunk","created":${JSON.stringify(chunk.created)},"model":${JSON.stringify(chunk.model)},"choices":`;
-    envelope = { id: chunk.id, created: chunk.created, model: chunk.model, text, key: undefined, keyText: '' };
-    if (envelopes.size >= MAX_ENVELOPES) envelopes.clear();
-    envelopes.set(chunk.id, envelope);
-  }
-  last = envelope;
-  return envelope;
+  const text = `data: {"id":${JSON.stringify(chunk.id)},"object":"chat.completion.chunk","created":${JSON.stringify(chunk.created)},"model":${JSON.stringify(chunk.model)},"choices":`;
+  return { id: chunk.id, created: chunk.created, model: chunk.model, text, key: undefined, keyText: '' };
 }
 
 /** The key of a delta that holds one string and nothing else; undefined for any other delta. */
@@ -61,28 +47,38 @@ function onlyStringKey(delta: CleanDelta): string | undefined {
 /** What closes the common chunk after its string: the delta, the choice (no finish), the list, the event. */
 const TEXT_CHUNK_END = '},"finish_reason":null}]}\n\n';
 
-export function encodeChunk(chunk: CleanChunk): string {
-  const choice = chunk.choices[0];
-  if (choice === undefined || chunk.choices.length !== 1 || chunk.usage !== undefined || chunk.object !== 'chat.completion.chunk') {
-    return `data: ${JSON.stringify(chunk)}\n\n`;
-  }
-  const envelope = envelopeOf(chunk);
-  const delta = choice.delta;
-  const key = onlyStringKey(delta);
-  // The common chunk (one text, no logprobs, no finish): the bytes around its string are the
-  // same from chunk to chunk, kept whole, so only the string is new text. The same bytes as
-  // JSON.stringify gives, with two concatenations instead of a dozen.
-  if (key !== undefined && choice.finish_reason === null && !('logprobs' in choice)) {
-    if (envelope.key !== key) {
-      envelope.key = key;
-      envelope.keyText = `${envelope.text}[{"index":0,"delta":{${JSON.stringify(key)}:`;
+/** Encodes the chunks of one stream, in order: the text is byte for byte JSON.stringify(chunk)'s. */
+export type ChunkEncoder = (chunk: CleanChunk) => string;
+
+/**
+ * The encoder of one stream: it keeps that stream's envelope (a chunk of another identity gets
+ * one of its own), so nothing is shared between streams. Make one per stream.
+ */
+export function createChunkEncoder(): ChunkEncoder {
+  let last: Envelope | undefined;
+  return (chunk) => {
+    const choice = chunk.choices[0];
+    if (choice === undefined || chunk.choices.length !== 1 || chunk.usage !== undefined || chunk.object !== 'chat.completion.chunk') {
+      return `data: ${JSON.stringify(chunk)}\n\n`;
     }
-    return envelope.keyText + JSON.stringify(delta[key]) + TEXT_CHUNK_END;
-  }
-  const finish = choice.finish_reason === null ? 'null' : JSON.stringify(choice.finish_reason);
-  const logprobs = 'logprobs' in choice ? `,"logprobs":${JSON.stringify(choice.logprobs)}` : '';
-  const deltaText = key === undefined ? JSON.stringify(delta) : `{${JSON.stringify(key)}:${JSON.stringify(delta[key])}}`;
-  return `${envelope.text}[{"index":0,"delta":${deltaText}${logprobs},"finish_reason":${finish}}]}\n\n`;
+    const envelope = fits(last, chunk) ? last : (last = envelopeOf(chunk));
+    const delta = choice.delta;
+    const key = onlyStringKey(delta);
+    // The common chunk (one text, no logprobs, no finish): the bytes around its string are the
+    // same from chunk to chunk, kept whole, so only the string is new text. The same bytes as
+    // JSON.stringify gives, with two concatenations instead of a dozen.
+    if (key !== undefined && choice.finish_reason === null && !('logprobs' in choice)) {
+      if (envelope.key !== key) {
+        envelope.key = key;
+        envelope.keyText = `${envelope.text}[{"index":0,"delta":{${JSON.stringify(key)}:`;
+      }
+      return envelope.keyText + JSON.stringify(delta[key]) + TEXT_CHUNK_END;
+    }
+    const finish = choice.finish_reason === null ? 'null' : JSON.stringify(choice.finish_reason);
+    const logprobs = 'logprobs' in choice ? `,"logprobs":${JSON.stringify(choice.logprobs)}` : '';
+    const deltaText = key === undefined ? JSON.stringify(delta) : `{${JSON.stringify(key)}:${JSON.stringify(delta[key])}}`;
+    return `${envelope.text}[{"index":0,"delta":${deltaText}${logprobs},"finish_reason":${finish}}]}\n\n`;
+  };
 }
 
 /** The legacy Completions event for a clean chunk ('' when the chunk says nothing there). */

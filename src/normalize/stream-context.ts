@@ -2,6 +2,7 @@
  * The request's facts a stream is read with. They live in normalize/, the lowest layer that reads
  * them, so that adapters import them from here and no import runs back up.
  */
+import type { StreamMemo } from './stream-memo.js';
 import type { ReasoningMarkers } from './think-tag-splitter.js';
 
 /** How `<think>` tags in content are read (config `reasoningTags`, DESIGN §4). */
@@ -41,4 +42,9 @@ export interface StreamContext {
   reasoningField: string;
   /** Configured keys, scrubbed from a server's error inside the stream that echoes one. */
   secrets?: readonly string[];
+  /**
+   * The stream's own memo for its event reader (stream-memo.ts): made with the context, one per
+   * stream, so that nothing a reader remembers is shared between streams.
+   */
+  readonly memo: StreamMemo;
 }

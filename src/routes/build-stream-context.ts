@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Adapter, BackendInfo } from '../adapters/adapter.js';
 import type { StreamContext } from '../normalize/stream-context.js';
+import { createStreamMemo } from '../normalize/stream-memo.js';
 import { reasoningTagsOf } from '../adapters/reasoning-tags-of.js';
 import { turnsReasoningOff } from '../adapters/request/turns-reasoning-off.js';
 import type { ChatRequest } from '../requests/chat-request.js';
@@ -39,5 +40,6 @@ export function buildStreamContext(
     reasoningField: config.reasoning.field,
     // A server's error inside the stream may echo the key it was sent, as its HTTP errors may.
     secrets,
+    memo: createStreamMemo(),
   };
 }

@@ -9,6 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { StreamContext } from '../normalize/stream-context.js';
+import { createStreamMemo } from '../normalize/stream-memo.js';
 import { completionCall } from '../adapters/request/completion-call.js';
 import { completionRequestSchema, type CompletionRequest } from '../requests/completion-request.js';
 import { foldTextCompletion } from '../normalize/fold-text-completion.js';
@@ -55,6 +56,7 @@ function completionsRoute(deps: CompletionsRouteDeps, request: CompletionRequest
             reasoningOff: false,
             reasoningField: state.config.reasoning.field,
             secrets: state.secrets,
+            memo: createStreamMemo(),
           };
           return {
             changes: opened.changes,

@@ -15,7 +15,7 @@ import type { FastifyReply } from 'fastify';
 import type { AbortSignalLike } from '../abort/abort-signal-like.js';
 import { toErrorResponse } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
-import { encodeChunk, encodeDone, encodeErrorEvent } from '../normalize/sse-encoder.js';
+import { createChunkEncoder, encodeDone, encodeErrorEvent } from '../normalize/sse-encoder.js';
 import { observeChunks, recordError, type RequestSummary } from '../logging/request-summary.js';
 import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
 import { ClientGoneError } from './client-gone-error.js';
@@ -243,7 +243,7 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
 /** The chat format (or another `data:` format, `encode`): `data: <chunk>` events, `data: [DONE]`, one error event. */
 export function sendStream(args: SendStreamArgs): Promise<void> {
   const { includeUsage } = args;
-  const encode = args.encode ?? encodeChunk;
+  const encode = args.encode ?? createChunkEncoder();
   return sendSteps(args, {
     chunks(chunks) {
       let text = '';

@@ -25,6 +25,11 @@ export interface RequestSocket {
   request?: Record<string, unknown>;
 }
 
+/**
+ * The requests being watched, by body. Module state, as the diagnostics channel it listens on is
+ * the process's; each entry belongs to one request (keyed by that request's own body object,
+ * which no other request holds), so no stream reads another's, and it goes with the body.
+ */
 const byPayload = new WeakMap<object, RequestSocket>();
 
 function isObject(value: unknown): value is Record<string, unknown> {

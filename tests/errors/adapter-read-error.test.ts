@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamContext } from '../../src/normalize/stream-context.js';
+import { createStreamMemo } from '../../src/normalize/stream-memo.js';
 import { getAdapter } from '../../src/adapters/index.js';
 import { BACKEND_TYPES, type BackendType } from '../../src/config/schema.js';
 import { toErrorResponse, type SvirError } from '../../src/errors.js';
@@ -20,6 +21,7 @@ const ctx: StreamContext = {
   reasoningTags: 'auto',
   reasoningOff: false,
   reasoningField: 'reasoning_content',
+  memo: createStreamMemo(),
 };
 
 function readThrough(type: BackendType, form: UpstreamErrorForm): SvirError {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { z } from 'zod';
 import type { StreamContext } from '../../src/normalize/stream-context.js';
+import { createStreamMemo } from '../../src/normalize/stream-memo.js';
 import { SvirError } from '../../src/errors.js';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
 import { createNormalizer, type NormalizerDeps } from '../../src/normalize/normalizer.js';
@@ -53,6 +54,7 @@ export function fixtureContext(overrides: Partial<StreamContext> = {}): StreamCo
     reasoningTags: 'auto',
     reasoningOff: false,
     reasoningField: 'reasoning_content',
+    memo: createStreamMemo(),
     ...overrides,
   };
 }
@@ -88,7 +90,7 @@ export function runFixture(
   const chunks: CleanChunk[] = [];
 
   /** Pushes decoded events; returns an outcome once the stream is over. */
-  const pushAll = (events: SseEvent[]): FixtureOutcome | undefined => {
+  const pushAll = (events: readonly SseEvent[]): FixtureOutcome | undefined => {
     for (const event of events) {
       const step = normalizer.push(readEvent(event, ctx));
       chunks.push(...step.chunks);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SvirError } from '../../src/errors.js';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
 import { createSseDecoder } from '../../src/normalize/sse-decoder.js';
-import { encodeChunk, encodeComment, encodeDone, encodeErrorEvent } from '../../src/normalize/sse-encoder.js';
+import { createChunkEncoder, encodeComment, encodeDone, encodeErrorEvent } from '../../src/normalize/sse-encoder.js';
 import { loadFixtures, runLoadedFixture } from '../helpers/replay-fixture.js';
 
 const chunk: CleanChunk = {
@@ -16,7 +16,7 @@ const chunk: CleanChunk = {
 
 describe('sse-encoder', () => {
   it('writes one data line per event, LF ends, no event field', () => {
-    const text = encodeChunk(chunk);
+    const text = createChunkEncoder()(chunk);
     expect(text.startsWith('data: {')).toBe(true);
     expect(text.endsWith('}\n\n')).toBe(true);
     expect(text.slice(0, -2)).not.toMatch(/[\r\n]/);
@@ -25,7 +25,7 @@ describe('sse-encoder', () => {
 
   it('round-trips through the decoder', () => {
     const decoder = createSseDecoder();
-    const bytes = new TextEncoder().encode(encodeChunk(chunk) + encodeComment('keepalive') + encodeDone());
+    const bytes = new TextEncoder().encode(createChunkEncoder()(chunk) + encodeComment('keepalive') + encodeDone());
     const events = [...decoder.feed(bytes), ...decoder.end()];
     expect(events.map((event) => event.event)).toEqual([undefined, undefined]);
     expect(JSON.parse(events[0]?.data ?? '')).toEqual(chunk);
@@ -54,32 +54,45 @@ describe('sse-encoder', () => {
       ].map((delta): CleanChunk => ({ ...chunk, choices: [{ index: 0, delta, finish_reason: null }] })),
     ];
     expect(chunks.length).toBeGreaterThan(50);
-    for (const each of [...chunks, ...odd, ...chunks]) expect(encodeChunk(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
+    // One encoder per fixture's stream, as svir makes them, and one encoder given every chunk in
+    // a row (identities changing from chunk to chunk).
+    for (const fixture of fixtures) {
+      const encode = createChunkEncoder();
+      for (const each of runLoadedFixture(fixture).chunks) expect(encode(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
+    }
+    const encode = createChunkEncoder();
+    for (const each of [...chunks, ...odd, ...chunks]) expect(encode(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
   });
 
-  it('writes what JSON.stringify gives for chunks of many streams taking turns (ids shared or not, past the memo of 256)', () => {
+  it('writes what JSON.stringify gives for chunks of many streams taking turns (ids shared or not), each with its encoder or all through one', () => {
     const streams = Array.from({ length: 300 }, (_, i) => ({
       // Every third stream shares its id with the one before, with another created or model.
       id: `chatcmpl-${i - (i % 3 === 2 ? 1 : 0)}`,
       created: 1_760_000_000 + (i % 2),
       model: i % 5 === 0 ? 'other' : 'm',
     }));
+    const encoders = streams.map(() => createChunkEncoder());
+    const shared = createChunkEncoder();
     for (let turn = 0; turn < 3; turn++) {
-      for (const identity of streams) {
+      for (const [i, identity] of streams.entries()) {
         const each: CleanChunk = { ...chunk, ...identity, choices: [{ index: 0, delta: { content: `t${turn}` }, finish_reason: null }] };
-        expect(encodeChunk(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
+        expect(encoders[i]?.(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
+        expect(shared(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
       }
     }
   });
 
   it('writes what JSON.stringify gives when the one text key changes within a stream and between streams', () => {
     const keys = ['reasoning_content', 'content', 'my "field"', 'refusal', 'content', 'role'];
+    const encoders = { a: createChunkEncoder(), b: createChunkEncoder() };
+    const shared = createChunkEncoder();
     for (let turn = 0; turn < 12; turn++) {
-      for (const id of ['a', 'b']) {
+      for (const id of ['a', 'b'] as const) {
         const key = keys[(turn + (id === 'b' ? 1 : 0)) % keys.length] ?? 'content';
         const finish = turn % 5 === 4 ? 'stop' : null;
         const each: CleanChunk = { ...chunk, id, choices: [{ index: 0, delta: { [key]: `t${turn}"\\` }, finish_reason: finish }] };
-        expect(encodeChunk(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
+        expect(encoders[id](each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
+        expect(shared(each)).toBe(`data: ${JSON.stringify(each)}\n\n`);
       }
     }
   });

@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
 import type { NormalizerStep } from '../../src/normalize/normalizer.js';
-import { encodeChunk, encodeDone } from '../../src/normalize/sse-encoder.js';
+import { createChunkEncoder, encodeDone } from '../../src/normalize/sse-encoder.js';
 import { startSummary } from '../../src/logging/request-summary.js';
 import { sendStream } from '../../src/routes/send-stream.js';
 import type { CleanStepPump, StepSink } from '../../src/upstream/pump-clean-steps.js';
@@ -29,6 +29,12 @@ const finish: CleanChunk = {
   model: 'm',
   choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
 };
+
+/** The bytes of one stream's steps, through one encoder as sendStream makes one per stream. */
+function encodeStream(steps: readonly NormalizerStep[]): string {
+  const encode = createChunkEncoder();
+  return steps.flatMap((step) => step.chunks.map((c) => encode(c))).join('');
+}
 
 /**
  * Hands the sink each turn's steps in one synchronous run, the turns a macrotask apart;
@@ -110,7 +116,7 @@ describe('sendStream writes', () => {
     const { body, writes, ends } = await serve([first, second, last]);
     expect(writes).toBe(2);
     expect(ends).toBe(1);
-    const expected = [...first, ...second, ...last].flatMap((step) => step.chunks.map((c) => encodeChunk(c))).join('') + encodeDone();
+    const expected = encodeStream([...first, ...second, ...last]) + encodeDone();
     expect(body).toBe(expected);
   });
 
@@ -123,7 +129,7 @@ describe('sendStream writes', () => {
     const { body, writes, ends } = await serve([steps]);
     expect(writes).toBe(0);
     expect(ends).toBe(1);
-    expect(body).toBe(steps.flatMap((step) => step.chunks.map((c) => encodeChunk(c))).join('') + encodeDone());
+    expect(body).toBe(encodeStream(steps) + encodeDone());
   });
 
   it('alone: the first event leaves with the head before the rest of its read is run; the rest of that turn is one write', async () => {
@@ -136,7 +142,7 @@ describe('sendStream writes', () => {
     expect(new Set(onWire).size).toBe(1);
     expect(writes).toBe(2);
     expect(ends).toBe(1);
-    expect(body).toBe([...first, ...last].flatMap((step) => step.chunks.map((c) => encodeChunk(c))).join('') + encodeDone());
+    expect(body).toBe(encodeStream([...first, ...last]) + encodeDone());
   });
 
   it('alone, a first event alone in its turn: the same writes as when busy', async () => {
@@ -161,7 +167,7 @@ describe('sendStream writes', () => {
     expect(onWire[0]).toBeGreaterThan(0);
     expect(writes).toBe(1);
     expect(ends).toBe(1);
-    expect(body).toBe(steps.flatMap((step) => step.chunks.map((c) => encodeChunk(c))).join('') + encodeDone());
+    expect(body).toBe(encodeStream(steps) + encodeDone());
   });
 
   it('takes the pieces of one upstream read joined: busy from the start, alone after the first event; not after the end', async () => {

@@ -21,8 +21,15 @@ interface KnownEndpoint {
 
 /**
  * Each backend's chat endpoint, made once (it depends on its config alone): made per request,
- * its URL was a new string that the URL cache (dispatch-request.ts) had to flatten and hash
- * again, beside a new headers object. Shared by the backend's calls, which only read it.
+ * its URL was a new string that the URL cache (upstream/url-parts.ts) had to flatten and hash
+ * again, beside a new headers object.
+ *
+ * Module state shared by the backend's streams, and it may be: what it holds is made from the
+ * backend's config alone (its base URL and key, checked again on every use, so a reload that
+ * changes them makes a new one), never from a request, so one stream cannot put in it anything
+ * another would not compute itself; and nothing writes to a kept endpoint (open-chat-stream.ts
+ * copies its headers into each request's own object). Keyed weakly by the backend's info, it
+ * goes with the registry that made it.
  */
 const chatEndpoints = new WeakMap<BackendInfo, KnownEndpoint>();
 

@@ -1,6 +1,6 @@
 /**
  * `contract-minimum`: a small hand-written proxy that does, per streamed chat request to an
- * `openai` backend, the least any program honouring the contract (DESIGN.md) has to do, and
+ * `openai` backend, the least any program honouring the contract (docs/contract.md) has to do, and
  * nothing of svir's. Its point is the bound: how far above the fastify pass-through the
  * contract's own work puts any implementation, so that the rest of svir's cost can be told
  * apart as svir's own. Written plainly: neither tuned past what a careful first version would

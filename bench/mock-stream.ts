@@ -1,7 +1,7 @@
 /**
  * The bytes of a realistic streamed Chat Completions answer, pre-encoded once so the mock spends
  * no CPU building them per request (and so the normalizer micro-benchmark can replay them).
- * Shapes follow ../shared/reference/wire-protocol.md: OpenAI chunks, or llama.cpp's (first delta
+ * Shapes follow docs/wire-protocol.md: OpenAI chunks, or llama.cpp's (first delta
  * with `content: null`, model named by its path, `timings` in the usage chunk).
  */
 
@@ -81,7 +81,8 @@ export function buildMockStream(options: MockStreamOptions): Buffer[] {
   if (options.reasoning === 'field') {
     for (let i = 0; i < reasoningChunks; i++) out.push(event(chunk({ reasoning_content: word(i) }, null)));
   } else if (options.reasoning === 'tags') {
-    // Markers split inside the tag, as R§4 says they can be: `<thi` + `nk>...`, `</th` + `ink>`.
+    // Markers split inside the tag, as docs/wire-protocol.md#reasoning says they can be: `<thi` +
+    // `nk>...`, `</th` + `ink>`.
     for (let i = 0; i < reasoningChunks; i++) {
       let text = word(i);
       if (i === 0) text = `<thi`;

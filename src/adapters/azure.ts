@@ -1,11 +1,12 @@
 /**
- * Azure OpenAI (R§2.4, §2.6, §3.7, §5): its own route and `api-key` header, the deployment as
- * the model; `json_object` needs the word JSON in the messages; takes no reasoning on assistant
- * turns. In the stream, the prompt filter's report carries nothing of the answer, and a
- * `filtered: true` verdict, on an ordinary chunk or on an annotation, mid-stream or after the
- * model's `stop`, blocked the answer (`content_filter`). Annotations, offsets, `obfuscation`,
- * `service_tier`, `system_fingerprint` and the model version are left unread. Its models write
- * no think tags, so content is not read for them unless the config says `reasoningTags`.
+ * Azure OpenAI (docs/wire-protocol.md#tools, #structured-output, #content-filtering, #http-errors):
+ * its own route and `api-key` header, the deployment as the model; `json_object` needs the word
+ * JSON in the messages; takes no reasoning on assistant turns. In the stream, the prompt filter's
+ * report carries nothing of the answer, and a `filtered: true` verdict, on an ordinary chunk or on
+ * an annotation, mid-stream or after the model's `stop`, blocked the answer (`content_filter`).
+ * Annotations, offsets, `obfuscation`, `service_tier`, `system_fingerprint` and the model version
+ * are left unread. Its models write no think tags, so content is not read for them unless the
+ * config says `reasoningTags`.
  */
 import type { Adapter } from './adapter.js';
 import type { StreamContext } from '../normalize/stream-context.js';

@@ -1,10 +1,11 @@
 /**
- * llama.cpp's `llama-server` (R§2.4, §2.2, §2.5, §3.5): keeps `required` through its grammar but
- * not a named function, so a named function goes as `required` with only that tool; under
- * `none` the model writes a call all the same and the parser fails the stream, so `none` sends
- * no tools; without its image projector an image is a 500, so svir refuses it first when the
- * backend is known to have none. With `--reasoning-format none` its parsers leave each family's
- * reasoning markers in content, not only `<think>` (LLAMACPP_REASONING_MARKERS). Its error chunk, null first content, and
+ * llama.cpp's `llama-server` (docs/wire-protocol.md#tools, #messages, #optional-fields,
+ * #errors-inside-the-stream): keeps `required` through its grammar but not a named function, so a
+ * named function goes as `required` with only that tool; under `none` the model writes a call all
+ * the same and the parser fails the stream, so `none` sends no tools; without its image projector
+ * an image is a 500, so svir refuses it first when the backend is known to have none. With
+ * `--reasoning-format none` its parsers leave each family's reasoning markers in content, not only
+ * `<think>` (LLAMACPP_REASONING_MARKERS). Its error chunk, null first content, and
  * `exceed_context_size_error` are read by the generic reader and the error mapper.
  */
 import type { Adapter } from './adapter.js';

@@ -1,10 +1,10 @@
 /**
- * LM Studio (R§2.4, §2.6, §3.5): takes `tool_choice` strings only, so a named function goes as
- * `required` with only that tool (which it accepts without keeping, as the changes header
- * says); takes `json_schema` and `text` only, so `json_object` goes as
- * a schema of any object; holds reasoning to the schema, so structured output is asked with
- * reasoning off, and what still arrives as reasoning is the answer. Its `event: error` (a
- * prompt over the context among them) is read by the generic reader and the error mapper.
+ * LM Studio (docs/wire-protocol.md#tools, #structured-output, #errors-inside-the-stream): takes
+ * `tool_choice` strings only, so a named function goes as `required` with only that tool (which it
+ * accepts without keeping, as the changes header says); takes `json_schema` and `text` only, so
+ * `json_object` goes as a schema of any object; holds reasoning to the schema, so structured output
+ * is asked with reasoning off, and what still arrives as reasoning is the answer. Its `event:
+ * error` (a prompt over the context among them) is read by the generic reader and the error mapper.
  */
 import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';

@@ -1,10 +1,11 @@
 /**
- * mlx-lm (R§2.2, §2.4, §2.5, §2.6, §3.1, §3.4): takes text only (an image is its 404), so svir
- * refuses images first; reads no `tool_choice`, so `none` sends no tools and a named function
- * offers only that tool; reads no `reasoning_effort`, so the effort goes to the template as
- * `chat_template_kwargs` (`enable_thinking` unless configured); reads no `response_format`,
- * which the changes header says. Its role on every delta, keepalive comments and usage chunk of
- * `object: "chat.completion"` are read by the decoder and the generic reader.
+ * mlx-lm (docs/wire-protocol.md#messages, #tools, #optional-fields, #structured-output,
+ * #sse-framing, #usage): takes text only (an image is its 404), so svir refuses images first; reads
+ * no `tool_choice`, so `none` sends no tools and a named function offers only that tool; reads no
+ * `reasoning_effort`, so the effort goes to the template as `chat_template_kwargs`
+ * (`enable_thinking` unless configured); reads no `response_format`, which the changes header says.
+ * Its role on every delta, keepalive comments and usage chunk of `object: "chat.completion"` are
+ * read by the decoder and the generic reader.
  */
 import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';

@@ -1,9 +1,9 @@
 /**
- * mlx-vlm (R§2.4, §2.5, §3.2, §4, §5): keeps `tool_choice` through the prompt and reads
- * `reasoning_effort`, so both go as sent. It sends every piece of reasoning twice in one delta
- * (read once by the generic reader), every key of its message type with `null`, `logprobs: null`, `usage: null` and
- * `timings` (left unread); its `detail` errors, string or list, and its context wordings are
- * read by the error mapper.
+ * mlx-vlm (docs/wire-protocol.md#tools, #optional-fields, #chunks, #reasoning, #http-errors): keeps
+ * `tool_choice` through the prompt and reads `reasoning_effort`, so both go as sent. It sends every
+ * piece of reasoning twice in one delta (read once by the generic reader), every key of its message
+ * type with `null`, `logprobs: null`, `usage: null` and `timings` (left unread); its `detail`
+ * errors, string or list, and its context wordings are read by the error mapper.
  */
 import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';

@@ -1,6 +1,6 @@
 /**
  * `openai`: any OpenAI-compatible server. The request goes as the client sent it, with only the
- * rewrites every backend gets (DESIGN §5 "all") and the JSON note OpenAI needs for
+ * rewrites every backend gets (docs/contract.md#adapters "all") and the JSON note OpenAI needs for
  * `json_object`; the stream is read as the protocol describes it and cleaned by the normalizer.
  */
 import type { Adapter } from './adapter.js';

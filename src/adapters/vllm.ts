@@ -1,10 +1,10 @@
 /**
- * vLLM (R§2.4, §2.5, §3.2, §3.3, §4): reads `reasoning` on assistant turns; hands
- * `reasoning_effort` to the template, which may refuse a value it does not name, so the 400 is
- * retried once with the nearest supported value. Its `prompt_token_ids`, `prompt_text` and
- * `token_ids` are left unread; a named call it finishes with `stop` is `tool_calls` by the
- * normalizer's rule; without a reasoning parser its reasoning arrives as content behind a
- * `</think>` (config `reasoningTags: open`).
+ * vLLM (docs/wire-protocol.md#tools, #optional-fields, #chunks, #tool-calls, #reasoning): reads
+ * `reasoning` on assistant turns; hands `reasoning_effort` to the template, which may refuse a
+ * value it does not name, so the 400 is retried once with the nearest supported value. Its
+ * `prompt_token_ids`, `prompt_text` and `token_ids` are left unread; a named call it finishes with
+ * `stop` is `tool_calls` by the normalizer's rule; without a reasoning parser its reasoning arrives
+ * as content behind a `</think>` (config `reasoningTags: open`).
  */
 import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';

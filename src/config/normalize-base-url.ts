@@ -1,7 +1,7 @@
 /**
  * People write a server's base URL with and without `/v1`, with and without a trailing slash
- * (R§1). Every upstream path is resolved against the one form this returns, `.../v1/`, so
- * `models` and `chat/completions` never end up under `/v1/v1/`.
+ * (docs/wire-protocol.md#endpoints). Every upstream path is resolved against the one form this
+ * returns, `.../v1/`, so `models` and `chat/completions` never end up under `/v1/v1/`.
  */
 export function normalizeBaseUrl(raw: string): string {
   const url = new URL(raw.trim());

@@ -1,5 +1,5 @@
 /**
- * The config file's schema: the contract's keys (DESIGN.md section 4) plus svir's own
+ * The config file's schema: the contract's keys (docs/contract.md#configuration) plus svir's own
  * (timeouts, concurrency, aliases, vision). Every default lives here.
  */
 import { z } from 'zod';
@@ -67,7 +67,7 @@ export const backendSchema = z.strictObject({
   apiVersion: z.string().min(1).optional(),
 });
 
-/** The other keys of a clean delta (D§2). */
+/** The other keys of a clean delta (docs/contract.md#clean-dialect). */
 const DELTA_KEYS: readonly string[] = ['role', 'content', 'tool_calls', 'refusal'];
 
 export const configSchema = z
@@ -99,7 +99,8 @@ export const configSchema = z
         field: z
           .string()
           .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-          // Reasoning is never content (D§2): a key the delta already uses would merge the two.
+          // Reasoning is never content (docs/contract.md#clean-dialect): a key the delta already
+          // uses would merge the two.
           .refine((key) => !DELTA_KEYS.includes(key), `must not be a key the delta already uses (${DELTA_KEYS.join(', ')})`)
           .default('reasoning_content'),
       })

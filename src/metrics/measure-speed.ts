@@ -1,5 +1,5 @@
 /**
- * Generation speed as reference section 3.6 defines it: tokens per second from the first
+ * Generation speed as docs/wire-protocol.md#speed defines it: tokens per second from the first
  * visible token to the last, so that the wait for the first token (prompt processing, queueing)
  * does not drag the rate down. Pure: the server feeds each clean chunk with the time it was
  * produced.

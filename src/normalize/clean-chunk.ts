@@ -1,4 +1,4 @@
-/** The clean dialect's shapes (DESIGN.md section 2): what every client receives. */
+/** The clean dialect's shapes (docs/contract.md#clean-dialect): what every client receives. */
 import type { Usage } from './parts.js';
 
 export interface CleanToolCallDelta {

@@ -1,6 +1,6 @@
 /**
- * Recognises a context overflow in every wording the reference records (wire-protocol §5 and
- * §3.5) and writes the one message svir answers with. The wordings are facts about the servers
+ * Recognises a context overflow in every wording recorded in docs/wire-protocol.md (#http-errors
+ * and #errors-inside-the-stream) and writes the one message svir answers with. The wordings are facts about the servers
  * and cannot mean anything else, so this reads what the body says, not which backend sent it.
  */
 import type { UpstreamErrorInfo } from './read-upstream-error-body.js';

@@ -1,7 +1,8 @@
 /**
- * A server's raw finish reason → one of the four the clean dialect allows (DESIGN.md §2).
- * Servers outside OpenAI use their own words (`eos`, `max_tokens`, `abort`, ...); each is read
- * for what it means to a client: the answer ended, was cut short, called tools, or was blocked.
+ * A server's raw finish reason → one of the four the clean dialect allows
+ * (docs/contract.md#clean-dialect). Servers outside OpenAI use their own words (`eos`,
+ * `max_tokens`, `abort`, ...); each is read for what it means to a client: the answer ended, was
+ * cut short, called tools, or was blocked.
  */
 import type { FinishReason } from './clean-chunk.js';
 

@@ -1,7 +1,7 @@
 /**
  * Any upstream failure (a non-2xx answer, an error chunk, LM Studio's `event: error`) → one
- * SvirError in the shape of DESIGN.md §3. Classifies by what the body says, never by backend
- * type, so adapters can call it as it is. The message always names the backend, keeps the
+ * SvirError in the shape of docs/contract.md#errors. Classifies by what the body says, never by
+ * backend type, so adapters can call it as it is. The message always names the backend, keeps the
  * server's words where they help, and never carries the raw body, a header or a key.
  */
 import { SvirError, type ErrorCode } from '../errors.js';

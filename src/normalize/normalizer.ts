@@ -1,8 +1,8 @@
 /**
  * The per-stream normalizer: neutral parts (what an adapter read out of each upstream event) →
- * clean chunks, by every rule of DESIGN.md §2. Pure and stateful: one instance per stream, ids
- * and clock injected. It runs on every chunk, so it is a class with the sinks of its helpers as
- * methods (no closures per chunk) and merges text of one kind within one event.
+ * clean chunks, by every rule of docs/contract.md#clean-dialect. Pure and stateful: one instance
+ * per stream, ids and clock injected. It runs on every chunk, so it is a class with the sinks of
+ * its helpers as methods (no closures per chunk) and merges text of one kind within one event.
  */
 import type { StreamContext } from './stream-context.js';
 import { SvirError } from '../errors.js';
@@ -315,10 +315,10 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
 }
 
 /**
- * How content is read for `<think>` tags in this stream (DESIGN §2): never under structured
- * output (the answer is JSON from its first token; a `<think>` inside a string is data); `open`
- * only when the request left reasoning on, since a template that opens the tag does not when
- * reasoning is off, and the server then writes no `</think>`; undefined: content is text.
+ * How content is read for `<think>` tags in this stream (docs/contract.md#clean-dialect): never
+ * under structured output (the answer is JSON from its first token; a `<think>` inside a string is
+ * data); `open` only when the request left reasoning on, since a template that opens the tag does
+ * not when reasoning is off, and the server then writes no `</think>`; undefined: content is text.
  */
 function thinkTagMode(ctx: StreamContext): 'auto' | 'open' | undefined {
   if (ctx.structuredOutput || ctx.reasoningTags === 'off') return undefined;

@@ -16,7 +16,8 @@ export interface EventJson {
 export function readEventJson(event: SseEvent, ctx: StreamContext): Part[] | EventJson {
   if (event.event === 'error') return [streamErrorPart(event.data, ctx)];
   // Chunks come as plain (`message`) events; other types are not part of this protocol
-  // (reference §3.1), and an EventSource would not hand them to a message listener either.
+  // (docs/wire-protocol.md#sse-framing), and an EventSource would not hand them to a message
+  // listener either.
   if (event.event !== undefined) return [];
   const data = event.data.trim();
   // An event without data carries no chunk (some servers send one to keep the line open).

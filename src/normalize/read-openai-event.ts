@@ -1,8 +1,8 @@
 /**
- * The generic reader of OpenAI-shaped stream events (reference §3): one SSE event → neutral
- * parts. Every adapter reads its stream with it; azure and lmstudio add their server's quirks
- * around it. zod reads only the fields svir uses; unknown keys and keys set to null are passed
- * over.
+ * The generic reader of OpenAI-shaped stream events (docs/wire-protocol.md#response-stream): one
+ * SSE event → neutral parts. Every adapter reads its stream with it; azure and lmstudio add their
+ * server's quirks around it. zod reads only the fields svir uses; unknown keys and keys set to null
+ * are passed over.
  */
 import { z } from 'zod';
 import type { StreamContext } from './stream-context.js';

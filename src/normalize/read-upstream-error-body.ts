@@ -1,8 +1,8 @@
 /**
  * Reads an upstream error body of any form into neutral facts. Servers agree on no shape
- * (wire-protocol §5): `{"error":{...}}` with a string or numeric code, `{"error":"..."}`
- * (mlx-lm, LM Studio), `{"detail":"..."}` and `{"detail":[{"msg":...}]}` (mlx-vlm),
- * `{"error":{...},"message":"..."}` (LM Studio's `event: error`), a top-level
+ * (docs/wire-protocol.md#http-errors): `{"error":{...}}` with a string or numeric code,
+ * `{"error":"..."}` (mlx-lm, LM Studio), `{"detail":"..."}` and `{"detail":[{"msg":...}]}`
+ * (mlx-vlm), `{"error":{...},"message":"..."}` (LM Studio's `event: error`), a top-level
  * `{"object":"error","message":...}` (older vLLM), no body, HTML, or text. Never throws.
  */
 import { z } from 'zod';

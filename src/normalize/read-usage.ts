@@ -1,7 +1,7 @@
 /**
- * An upstream `usage` object → the clean dialect's usage (DESIGN.md §2): the three counts and,
- * where the server gave them, reasoning and cached tokens. Everything else servers add
- * (`object`, `timings`, peak memory, Azure's `latency_checkpoint`) is left behind.
+ * An upstream `usage` object → the clean dialect's usage (docs/contract.md#clean-dialect): the
+ * three counts and, where the server gave them, reasoning and cached tokens. Everything else
+ * servers add (`object`, `timings`, peak memory, Azure's `latency_checkpoint`) is left behind.
  */
 import { z } from 'zod';
 import type { Usage } from './parts.js';

@@ -1,7 +1,8 @@
 /**
- * Upstream bytes → SSE events (reference §3.1). eventsource-parser does the framing (LF, CRLF,
- * CR, several `data:` lines, comments, `id:`, `retry:`); a streaming UTF-8 decoder in front keeps
- * a character split across two reads whole. Pure: no I/O, one instance per stream.
+ * Upstream bytes → SSE events (docs/wire-protocol.md#sse-framing). eventsource-parser does the
+ * framing (LF, CRLF, CR, several `data:` lines, comments, `id:`, `retry:`); a streaming UTF-8
+ * decoder in front keeps a character split across two reads whole. Pure: no I/O, one instance per
+ * stream.
  *
  * The streaming decoder is node:string_decoder rather than TextDecoder: same job (invalid bytes
  * become U+FFFD, a cut character waits for its end), about four times cheaper per read, and
@@ -47,7 +48,8 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
 
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
-      // `message` is the default type: the same as no `event:` field (reference §3.1).
+      // `message` is the default type: the same as no `event:` field
+      // (docs/wire-protocol.md#sse-framing).
       const type = message.event === 'message' ? undefined : message.event;
       const event: SseEvent = { event: type, data: message.data };
       if (events === undefined) events = [event];

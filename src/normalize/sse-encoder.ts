@@ -1,7 +1,7 @@
 /**
- * Clean chunks → the bytes of the clean stream (DESIGN.md §2): `data: <json>\n\n` events only,
- * LF line ends, one `data:` line per event (JSON escapes every line break inside a string), no
- * `event:` field, and comments of svir's own.
+ * Clean chunks → the bytes of the clean stream (docs/contract.md#clean-dialect): `data: <json>\n\n`
+ * events only, LF line ends, one `data:` line per event (JSON escapes every line break inside a
+ * string), no `event:` field, and comments of svir's own.
  */
 import type { OpenAIErrorBody } from '../errors.js';
 import type { CleanChunk, CleanDelta } from './clean-chunk.js';

@@ -5,7 +5,7 @@
 import type { StreamMemo } from './stream-memo.js';
 import type { ReasoningMarkers } from './think-tag-splitter.js';
 
-/** How `<think>` tags in content are read (config `reasoningTags`, DESIGN §4). */
+/** How `<think>` tags in content are read (config `reasoningTags`, docs/contract.md#configuration). */
 export type ReasoningTags = 'auto' | 'open' | 'off';
 
 /** What the normalizer and readEvent need to know about the request that opened the stream. */

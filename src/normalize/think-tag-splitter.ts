@@ -1,9 +1,10 @@
 /**
- * Splits a `<think>...</think>` block that opens the answer out of streamed content (reference
- * §4, DESIGN §2). Tags count only at the very start of the answer: a `<think>` after nothing but
- * whitespace opens reasoning, and its `</think>` closes it. Anything else, a `<think>` in the
- * middle of an answer, a second block, a `</think>` that nothing opened, is answer text: a model
- * explaining think tags, or a JSON string holding one, keeps every character.
+ * Splits a `<think>...</think>` block that opens the answer out of streamed content
+ * (docs/wire-protocol.md#reasoning, docs/contract.md#clean-dialect). Tags count only at the very
+ * start of the answer: a `<think>` after nothing but whitespace opens reasoning, and its `</think>`
+ * closes it. Anything else, a `<think>` in the middle of an answer, a second block, a `</think>`
+ * that nothing opened, is answer text: a model explaining think tags, or a JSON string holding one,
+ * keeps every character.
  *
  * The markers can be cut anywhere between two pieces (`<thi` + `nk>b</think>c` is reasoning `b`,
  * answer `c`), so the splitter holds back the end of a piece while it could still be the start of

@@ -1,7 +1,7 @@
 /**
- * Tool-call pieces, as servers stream them (reference §3.3: names split, calls interleaved in
- * any index order, ids missing or repeated; Ollama's every call at index 0; calls without any
- * index) → the clean dialect's pieces (DESIGN.md §2):
+ * Tool-call pieces, as servers stream them (docs/wire-protocol.md#tool-calls: names split, calls
+ * interleaved in any index order, ids missing or repeated; Ollama's every call at index 0; calls
+ * without any index) → the clean dialect's pieces (docs/contract.md#clean-dialect):
  *
  * - the first piece of a call carries `index`, `id`, `type` and the whole name, with the
  *   arguments so far; later pieces carry only `index` and more arguments;

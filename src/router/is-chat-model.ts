@@ -1,9 +1,9 @@
 /**
  * Whether a listed model is a chat model. Servers list embedding, reranking, speech and image
- * models next to chat models and no standard field tells them apart (reference section 6), so
- * the practical filter is the name: any of these words anywhere in the id, in any case. A plain
- * substring test, because these words arrive glued to others (`xtts`, `text-embedding-3`,
- * `speecht5_tts`, `FLUX.1-dev`, `Qwen-Image-2.1`).
+ * models next to chat models and no standard field tells them apart
+ * (docs/wire-protocol.md#model-listing), so the practical filter is the name: any of these words
+ * anywhere in the id, in any case. A plain substring test, because these words arrive glued to
+ * others (`xtts`, `text-embedding-3`, `speecht5_tts`, `FLUX.1-dev`, `Qwen-Image-2.1`).
  */
 
 export const NON_CHAT_MODEL_WORDS = [

@@ -1,12 +1,12 @@
 /**
  * The request body as the text `JSON.stringify` would write, in parts, with its exact UTF-8
- * length. A request with images is tens of megabytes of base64 (reference §2.3): writing it
- * out as one string and then one Buffer holds the body twice more for the whole request. Long
- * strings that JSON writes unchanged (no `"`, `\`, control character or surrogate) are instead
+ * length. A request with images is tens of megabytes of base64 (docs/wire-protocol.md#size):
+ * writing it out as one string and then one Buffer holds the body twice more for the whole request.
+ * Long strings that JSON writes unchanged (no `"`, `\`, control character or surrogate) are instead
  * handed on as they are, between quotes, and sent in slices; everything else is written by
  * `JSON.stringify` itself, so the text is the same byte for byte. The length is known before
- * the first byte goes, so the body is sent with `Content-Length`, never chunked (R§2.3: not
- * every server takes a chunked body).
+ * the first byte goes, so the body is sent with `Content-Length`, never chunked
+ * (docs/wire-protocol.md#size: not every server takes a chunked body).
  */
 
 /** Strings at least this long are candidates for passing on unwritten. */

@@ -1,8 +1,8 @@
 /**
- * `GET /v1/models` of one backend → the ids it serves (R§6), and whether the list says the
- * backend takes images (llama.cpp's `input_modalities`: without its projector an image is a 500
- * that svir refuses first). Bounded in time and size; any failure is a SvirError, so the caller
- * can mark the backend down and go on.
+ * `GET /v1/models` of one backend → the ids it serves (docs/wire-protocol.md#model-listing), and
+ * whether the list says the backend takes images (llama.cpp's `input_modalities`: without its
+ * projector an image is a 500 that svir refuses first). Bounded in time and size; any failure is a
+ * SvirError, so the caller can mark the backend down and go on.
  */
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';

@@ -2,11 +2,11 @@
  * Sends the request upstream (chat, legacy completions, embeddings) and hands back a response
  * that is a running event stream (or, for embeddings, a JSON body), or throws the SvirError the
  * client gets instead. The body always goes with its exact
- * `Content-Length` and never chunked (not every server takes a chunked body, R§2.3): as one
- * Buffer, or, for a body of long strings (images), in pieces that pass those strings on
- * without writing the whole body out first (encode-json-body.ts). A rejection
- * the adapter knows how to avoid (an optional field the server refuses) is sent again without
- * it, and that change is recorded for the `x-svir-changes` header. A server may refuse such
+ * `Content-Length` and never chunked (not every server takes a chunked body,
+ * docs/wire-protocol.md#size): as one Buffer, or, for a body of long strings (images), in pieces
+ * that pass those strings on without writing the whole body out first (encode-json-body.ts). A
+ * rejection the adapter knows how to avoid (an optional field the server refuses) is sent again
+ * without it, and that change is recorded for the `x-svir-changes` header. A server may refuse such
  * fields one at a time, so each rejection gets its retry, but each field at most once: the
  * retries end after as many as there are fields the adapter's planners know.
  */
@@ -109,7 +109,8 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
 
     if (status < 200 || status > 299) {
       // 401/403: the status says it all, and the server's words are never shown (they may quote
-      // the key), so a body the server may stall (R§5) is dropped unread.
+      // the key), so a body the server may stall (docs/wire-protocol.md#http-errors) is dropped
+      // unread.
       const auth = status === 401 || status === 403;
       if (auth) response.body.discard();
       const text = auth ? '' : await readBoundedBody(response.body, ERROR_BODY_LIMITS);

@@ -1,7 +1,8 @@
 /**
  * Reads an upstream error body, bounded in size and in time: a server may send megabytes of
  * HTML or stall the body. Whatever arrived by then is the body; the rest is dropped and the
- * response closed. (A 401/403 body is never read: its answer is known from the status, R§5.)
+ * response closed. (A 401/403 body is never read: its answer is known from the status,
+ * docs/wire-protocol.md#http-errors.)
  */
 import type { UpstreamBody } from './upstream-body.js';
 

@@ -4,7 +4,7 @@
  * history every turn), sends tools svir cannot pass to a chat server as they are (a `namespace`
  * of functions, the built-in `web_search`), takes its final message and its tool calls only
  * from `response.output_item.done`, and needs `response.completed` with `usage.total_tokens`
- * (reference/codex-responses.md). It runs sealed off (harness/codex-cli.ts): any connection to
+ * (docs/responses.md says what it reads). It runs sealed off (harness/codex-cli.ts): any connection to
  * anything but svir on 127.0.0.1 is recorded and fails the test.
  *
  * If Codex's binary cannot run on this machine the tests fail (beforeAll says why): they are

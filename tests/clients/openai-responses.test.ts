@@ -64,8 +64,8 @@ function expectReasoning(found: { summary: string; content: string }, expected: 
 }
 
 /**
- * The stream's shape (DESIGN section 6): `response.created` first, sequence numbers 0, 1, 2...,
- * one terminal event last, every `*.added` closed by its `*.done`.
+ * The stream's shape (docs/contract.md#responses): `response.created` first, sequence numbers 0, 1,
+ * 2..., one terminal event last, every `*.added` closed by its `*.done`.
  */
 function expectWellFormed(events: ResponseStreamEvent[]): void {
   expect(events[0]?.type).toBe('response.created');

@@ -1,7 +1,7 @@
 /**
- * DESIGN §5, row by row, observed where it happens: what each fake server received (body,
- * headers, route) when svir's request arrived, and what the client got back, through the built
- * program. The fakes behave as reference/wire-protocol.md records each server.
+ * docs/contract.md#adapters, row by row, observed where it happens: what each fake server received
+ * (body, headers, route) when svir's request arrived, and what the client got back, through the
+ * built program. The fakes behave as docs/wire-protocol.md records each server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BLOCKED_WORD, startAzureServer, type AzureFilterMode } from '../fakes/azure-server.js';
@@ -120,7 +120,7 @@ function scriptPlain(server: ScriptedUpstream, text = 'OK.'): void {
   server.chat({ kind: 'sse', pieces: [sse(ck({ role: 'assistant', content: text }), ck({}, 'stop'), '[DONE]')] });
 }
 
-describe('D§5 all backends', () => {
+describe('docs/contract.md#adapters all backends', () => {
   for (const target of TARGETS) {
     describe(target.backend, () => {
       it('Content-Length, never chunked; stream: true; no client Authorization or other client header', async () => {
@@ -226,7 +226,7 @@ describe('D§5 all backends', () => {
   });
 });
 
-describe('D§5 openai: as sent, as received cleaned', () => {
+describe('docs/contract.md#adapters openai: as sent, as received cleaned', () => {
   it('every field the client sent reaches the server unchanged', async () => {
     scriptPlain(plain);
     const body = {
@@ -258,7 +258,7 @@ describe('D§5 openai: as sent, as received cleaned', () => {
   });
 });
 
-describe('D§5 lmstudio', () => {
+describe('docs/contract.md#adapters lmstudio', () => {
   const lmsTarget = (): Target => TARGETS[1] as Target;
 
   it('named tool_choice → required with only that tool; the call comes back', async () => {
@@ -307,7 +307,7 @@ describe('D§5 lmstudio', () => {
   });
 });
 
-describe('D§5 llamacpp', () => {
+describe('docs/contract.md#adapters llamacpp', () => {
   const llamaTarget = (): Target => TARGETS[2] as Target;
 
   it('named → required with only that tool', async () => {
@@ -349,7 +349,7 @@ describe('D§5 llamacpp', () => {
   });
 });
 
-describe('D§5 vllm', () => {
+describe('docs/contract.md#adapters vllm', () => {
   const vllmTarget = (): Target => TARGETS[3] as Target;
 
   it('an effort its template rejects: one retry with a supported one', async () => {
@@ -378,7 +378,7 @@ describe('D§5 vllm', () => {
   });
 });
 
-describe('D§5 mlx-lm', () => {
+describe('docs/contract.md#adapters mlx-lm', () => {
   const mlxTarget = (): Target => TARGETS[4] as Target;
 
   it('none → no tools', async () => {
@@ -415,7 +415,7 @@ describe('D§5 mlx-lm', () => {
   });
 });
 
-describe('D§5 mlx-vlm', () => {
+describe('docs/contract.md#adapters mlx-vlm', () => {
   it('reasoning twice in a delta → once; null keys, logprobs: null, usage: null and timings never reach the client', async () => {
     const { answer } = await through(TARGETS[5] as Target, { messages: [user('count')], reasoning_effort: 'low', stream_options: { include_usage: true } });
     const result = expectContractStream(answer.text, { model: '/Users/me/mlx-vlm/Qwen', includeUsage: true });
@@ -424,7 +424,7 @@ describe('D§5 mlx-vlm', () => {
   });
 });
 
-describe('D§5 ollama', () => {
+describe('docs/contract.md#adapters ollama', () => {
   const ollamaTarget = (): Target => TARGETS[7] as Target;
 
   it('every call at index: 0 → separate calls, each with its id, whole name and arguments', async () => {
@@ -445,7 +445,7 @@ describe('D§5 ollama', () => {
   });
 });
 
-describe('D§5 azure', () => {
+describe('docs/contract.md#adapters azure', () => {
   it('the /openai/v1 route with the deployment as model; the deployments route with api-version when configured', async () => {
     const { sent } = await through(TARGETS[6] as Target, { messages: [user('say hello')] });
     expect(sent?.path).toBe('/openai/v1/chat/completions');

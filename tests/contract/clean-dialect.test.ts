@@ -1,7 +1,7 @@
 /**
- * DESIGN §2, sentence by sentence, through the built program: svir runs as a child process in
- * front of scripted upstreams (every byte they send is chosen here), and every answer is read
- * as raw bytes off the wire and held to the contract by harness/contract-stream.ts.
+ * docs/contract.md#clean-dialect, sentence by sentence, through the built program: svir runs as a
+ * child process in front of scripted upstreams (every byte they send is chosen here), and every
+ * answer is read as raw bytes off the wire and held to the contract by harness/contract-stream.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sse, startScriptedUpstream, type Piece, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
@@ -66,7 +66,7 @@ function script(upstream: ScriptedUpstream, pieces: Piece[], finish: 'end' | 'de
 
 const ask = (extra: Json = {}): Json => ({ model: MODEL, messages: [{ role: 'user', content: 'hello' }], stream: true, ...extra });
 
-describe('D§2 headers', () => {
+describe('docs/contract.md#clean-dialect headers', () => {
   it('status 200, content-type exactly text/event-stream; charset=utf-8, no-cache, x-request-id, the backend', async () => {
     script(up, [sse(ck({ role: 'assistant', content: 'Hi' }), ck({}, 'stop'), '[DONE]')]);
     const answer = await chat(svir.url, ask());
@@ -104,7 +104,7 @@ describe('D§2 headers', () => {
   });
 });
 
-describe('D§2 framing', () => {
+describe('docs/contract.md#clean-dialect framing', () => {
   it('CRLF, comments (ping and keepalive), event: message, id: and retry: upstream become plain data events with LF', async () => {
     const crlf = [
       ': ping\r\n\r\n',
@@ -147,7 +147,7 @@ describe('D§2 framing', () => {
   });
 });
 
-describe('D§2 chunks: keys, identity, model', () => {
+describe('docs/contract.md#clean-dialect chunks: keys, identity, model', () => {
   it('exactly the chunk keys, whatever extras the server adds (system_fingerprint, usage: null, timings, obfuscation)', async () => {
     script(up, [
       sse(
@@ -248,7 +248,7 @@ describe('D§2 chunks: keys, identity, model', () => {
   });
 });
 
-describe('D§2 more', () => {
+describe('docs/contract.md#clean-dialect more', () => {
   it('logprobs the client did not ask for are not passed on', async () => {
     const lp = { content: [{ token: 'a', logprob: -0.1, bytes: [97], top_logprobs: [] }] };
     script(up, [sse({ ...ck({}), choices: [{ index: 0, delta: { role: 'assistant', content: 'a' }, logprobs: lp, finish_reason: null }] }, ck({}, 'stop'), '[DONE]')]);
@@ -306,7 +306,7 @@ describe('D§2 more', () => {
   });
 });
 
-describe('D§2 reasoning', () => {
+describe('docs/contract.md#clean-dialect reasoning', () => {
   const carriers: [string, Piece[]][] = [
     ['reasoning_content', [sse(ck({ role: 'assistant', reasoning_content: 'Let me ' }), ck({ reasoning_content: 'think.' }), ck({ content: '\n\n' }), ck({ content: 'Four.' }), ck({}, 'stop'), '[DONE]')]],
     ['reasoning', [sse(ck({ role: 'assistant', reasoning: 'Let me ' }), ck({ reasoning: 'think.' }), ck({ content: '\n\n' }), ck({ content: 'Four.' }), ck({}, 'stop'), '[DONE]')]],
@@ -355,7 +355,7 @@ describe('D§2 reasoning', () => {
   });
 });
 
-describe('D§2 tool calls', () => {
+describe('docs/contract.md#clean-dialect tool calls', () => {
   const tools = ['look', 'lookup', 'get_weather'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } }));
 
   it('the recorded interleaved example: split names, one call after the other, whole names, finish tool_calls', async () => {
@@ -417,7 +417,7 @@ describe('D§2 tool calls', () => {
   });
 });
 
-describe('D§2 finish, usage, end', () => {
+describe('docs/contract.md#clean-dialect finish, usage, end', () => {
   it('finish appears once, on the last choice chunk, even when the server repeats it or sends content after it', async () => {
     script(up, [sse(ck({ role: 'assistant', content: 'a' }), ck({}, 'stop'), ck({ content: 'b' }), ck({}, 'stop'), '[DONE]')]);
     const result = expectContractStream((await chat(svir.url, ask())).text, { model: MODEL });
@@ -487,7 +487,7 @@ describe('D§2 finish, usage, end', () => {
   });
 });
 
-describe('D§2 failures: error event after the headers, real status before', () => {
+describe('docs/contract.md#clean-dialect failures: error event after the headers, real status before', () => {
   it('an error chunk mid-stream ends with one error event in the one shape, and no [DONE]', async () => {
     script(up, [sse(ck({ role: 'assistant', content: 'partial' }), { error: { code: 500, message: 'The model produced output that does not match the expected peg-native format', type: 'server_error' } })]);
     const answer = await chat(svir.url, ask());

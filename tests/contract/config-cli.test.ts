@@ -1,8 +1,8 @@
 /**
- * DESIGN §4 through the built program: `svir --config FILE [--host H] [--port P]`, SVIR_CONFIG,
- * YAML or JSON with exactly the contract's keys, `${NAME}` from the environment, a bad file
- * refused with the path of each bad field and a non-zero exit, a base URL with userinfo, a
- * query or a fragment refused, base URLs with and without /v1 and a trailing slash, no config
+ * docs/contract.md#configuration through the built program: `svir --config FILE [--host H] [--port
+ * P]`, SVIR_CONFIG, YAML or JSON with exactly the contract's keys, `${NAME}` from the environment,
+ * a bad file refused with the path of each bad field and a non-zero exit, a base URL with userinfo,
+ * a query or a fragment refused, base URLs with and without /v1 and a trailing slash, no config
  * fronting the usual local ports, and svir's own keys.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ function answerOk(upstream: ScriptedUpstream, content = 'ok'): void {
   upstream.chat({ kind: 'sse', pieces: [sse(ck({ role: 'assistant', content }), ck({}, 'stop'), '[DONE]')] });
 }
 
-describe('D§4 a bad config stops svir, naming each bad field', () => {
+describe('docs/contract.md#configuration a bad config stops svir, naming each bad field', () => {
   it('every bad field by its path, non-zero exit, nothing served', async () => {
     const exit = await runSvirToExit({
       config: [
@@ -109,7 +109,7 @@ describe('D§4 a bad config stops svir, naming each bad field', () => {
   });
 });
 
-describe('D§4 the config keys as written', () => {
+describe('docs/contract.md#configuration the config keys as written', () => {
   it('every base URL form reaches exactly /v1/models and /v1/chat/completions, never /v1/v1', async () => {
     const servers = await Promise.all([0, 1, 2, 3].map(() => startScriptedUpstream()));
     const forms = servers.map((server, i) => [server.url, `${server.url}/`, `${server.url}/v1`, `${server.url}/v1/`][i] ?? '');
@@ -216,7 +216,7 @@ describe('D§4 the config keys as written', () => {
   });
 });
 
-describe('D§4 without --config', () => {
+describe('docs/contract.md#configuration without --config', () => {
   it('fronts LM Studio :1234, llama.cpp :8080, vLLM :8000 and Ollama :11434 (port overridden, so 4000 is left alone)', async () => {
     const svir = await startSvirProcess({ args: ['--port', '0'] });
     try {

@@ -1,8 +1,8 @@
 /**
- * DESIGN §3 through the built program: every row of the table, the one shape with exactly its
- * four keys, Retry-After kept on 429 and present on 503, never a 401 for a backend's 401, every
- * upstream body form read into the shape without its raw text or a key, and vLLM's rejected
- * `max_tokens` as a parameter error, not an overflow.
+ * docs/contract.md#errors through the built program: every row of the table, the one shape with
+ * exactly its four keys, Retry-After kept on 429 and present on 503, never a 401 for a backend's
+ * 401, every upstream body form read into the shape without its raw text or a key, and vLLM's
+ * rejected `max_tokens` as a parameter error, not an overflow.
  */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,7 +97,7 @@ function expectHttpError(answer: RawAnswer, status: number, code: string): Retur
 
 const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } };
 
-describe('D§3 requests svir refuses itself', () => {
+describe('docs/contract.md#errors requests svir refuses itself', () => {
   it('malformed JSON → 400 invalid_json', async () => {
     const answer = await send(`${svir.url}/v1/chat/completions`, { rawBody: '{"model":', headers: { 'content-type': 'application/json' } });
     expectHttpError(answer, 400, 'invalid_json');
@@ -147,7 +147,7 @@ describe('D§3 requests svir refuses itself', () => {
   });
 });
 
-describe('D§3 upstream answers, every form, before the stream', () => {
+describe('docs/contract.md#errors upstream answers, every form, before the stream', () => {
   const forms: [string, number, string | Json | undefined, string | undefined, number, string][] = [
     ['{"error":{...}} 500', 500, { error: { message: 'engine exploded', type: 'server_error', code: 500 } }, undefined, 502, 'upstream_error'],
     ['{"error":"..."} 500', 500, { error: 'plain string failure' }, undefined, 502, 'upstream_error'],
@@ -250,7 +250,7 @@ describe('D§3 upstream answers, every form, before the stream', () => {
   });
 });
 
-describe('D§3 when no backend could list its models', () => {
+describe('docs/contract.md#errors when no backend could list its models', () => {
   it('the only backend unreachable (models discovered) → 503 backend_unavailable with Retry-After, not a 404', async () => {
     const lone = await startSvirProcess({ config: `server: {port: 0}\nbackends:\n  - {name: lms, type: lmstudio, url: "http://127.0.0.1:${deadPort}/v1/"}\n` });
     try {
@@ -298,7 +298,7 @@ describe('D§3 when no backend could list its models', () => {
   });
 });
 
-describe('D§3 every server\'s own words', () => {
+describe('docs/contract.md#errors every server\'s own words', () => {
   const long = 'hello '.repeat(60);
   for (const [backend, model] of [
     ['llama', '/models/glimmer.gguf'],
@@ -346,13 +346,14 @@ describe('D§3 every server\'s own words', () => {
   it('an error chunk inside the stream keeps the one shape (llama.cpp\'s parser failure under tool_choice none)', async () => {
     const tools = [{ type: 'function', function: { name: 'open_locker', parameters: { type: 'object' } } }];
     const answer = await chat(svir.url, ask('/models/glimmer.gguf', { messages: [user('open the locker')], tools, tool_choice: 'none' }));
-    // svir drops the tools for `none` (D§5), so the server has nothing to call: a clean answer.
+    // svir drops the tools for `none` (docs/contract.md#adapters), so the server has nothing to
+    // call: a clean answer.
     expect(answer.status).toBe(200);
     expect(parseEvents(answer.text).done).toBe(true);
   });
 });
 
-describe('D§3 routes', () => {
+describe('docs/contract.md#errors routes', () => {
   it('an unknown route and a wrong method answer in the one shape', async () => {
     const notFound = await send(`${svir.url}/v1/nothing`);
     expect(notFound.status).toBe(404);

@@ -1,8 +1,8 @@
 /**
  * The real `openai` npm client (v6) pointed at the built program: streamed and folded answers,
  * the stream() helper, tool calls, reasoning, usage, headers through withResponse(), the model
- * list, and the error class the client picks for each status of DESIGN §3 (with its retries
- * off, so each status is seen as svir sent it).
+ * list, and the error class the client picks for each status of docs/contract.md#errors (with its
+ * retries off, so each status is seen as svir sent it).
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

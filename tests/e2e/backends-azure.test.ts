@@ -1,6 +1,7 @@
 /**
  * svir in front of fake Azure OpenAI deployments, one per content-filter mode: the client gets
- * the clean dialect, and each request reached Azure in the form it takes (R§2.4, §2.6, §3.7, §5).
+ * the clean dialect, and each request reached Azure in the form it takes
+ * (docs/wire-protocol.md#tools, #structured-output, #content-filtering, #http-errors).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockerTool } from '../adapters/chat.js';

@@ -1,6 +1,7 @@
 /**
  * svir in front of a fake llama.cpp: the client gets the clean dialect, and each request reached
- * the server in the form it keeps (R§2.2, §2.4, §2.5, §3.2, §3.5, §5).
+ * the server in the form it keeps (docs/wire-protocol.md#messages, #tools, #optional-fields,
+ * #chunks, #errors-inside-the-stream, #http-errors).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 /**
  * svir in front of a fake LM Studio: the client gets the clean dialect, and each request reached
- * the server in the form it keeps (R§2.4, §2.6, §3.5).
+ * the server in the form it keeps (docs/wire-protocol.md#tools, #structured-output,
+ * #errors-inside-the-stream).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockerTool, weatherTool } from '../adapters/chat.js';

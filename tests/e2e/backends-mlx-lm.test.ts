@@ -1,6 +1,7 @@
 /**
  * svir in front of a fake mlx-lm: the client gets the clean dialect, and each request reached
- * the server in the form it keeps (R§2.2, §2.4, §2.5, §2.6, §3.1, §3.4).
+ * the server in the form it keeps (docs/wire-protocol.md#messages, #tools, #optional-fields,
+ * #structured-output, #sse-framing, #usage).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockerTool, PNG_DATA_URL, weatherTool } from '../adapters/chat.js';

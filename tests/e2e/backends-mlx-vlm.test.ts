@@ -1,6 +1,7 @@
 /**
  * svir in front of a fake mlx-vlm: the client gets the clean dialect, and each request reached
- * the server in the form it keeps (R§2.2, §2.4, §2.5, §3.2, §4, §5).
+ * the server in the form it keeps (docs/wire-protocol.md#messages, #tools, #optional-fields,
+ * #chunks, #reasoning, #http-errors).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockerTool, PNG_DATA_URL } from '../adapters/chat.js';

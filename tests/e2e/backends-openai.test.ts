@@ -1,7 +1,8 @@
 /**
  * svir in front of `openai` backends (any OpenAI-compatible server): the request goes as the
  * client sent it, a stricter server's refusal of an optional field is retried once without it
- * (R§2.5), and a reasoning model's refusal of `max_tokens` once under its other name.
+ * (docs/wire-protocol.md#optional-fields), and a reasoning model's refusal of `max_tokens` once
+ * under its other name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockerTool } from '../adapters/chat.js';
@@ -142,7 +143,8 @@ describe('a server that refuses optional fields one at a time', () => {
   it('retries a field only once: a server that names it again gets its refusal through', async () => {
     const before = requests(endless);
     const response = await rig.chat({ model: 'endless-2026', stream: true, messages: [{ role: 'user', content: 'hi' }] });
-    // svir's answer to a refused request is a 400 whatever the server's status (DESIGN §3).
+    // svir's answer to a refused request is a 400 whatever the server's status
+    // (docs/contract.md#errors).
     const error = expectErrorAnswer(response, 400, 'invalid_request');
     expect(error.message).toContain('Extra inputs are not permitted');
     expect(requests(endless) - before).toBe(2);

@@ -1,7 +1,8 @@
 /**
  * svir on 127.0.0.1:0 in front of the per-server fakes, for the backend end-to-end tests, and a
- * strict reader of what svir streams back: every rule of the clean dialect (DESIGN §2) checked
- * on every frame, so each test also shows the client got the clean dialect.
+ * strict reader of what svir streams back: every rule of the clean dialect
+ * (docs/contract.md#clean-dialect) checked on every frame, so each test also shows the client got
+ * the clean dialect.
  */
 import { expect } from 'vitest';
 import { z } from 'zod';

@@ -1,7 +1,7 @@
 /**
  * The same requests, through the openai npm client, to svir in front of one fake server of every
  * backend type: the client gets the same clean answer shape from each, whatever the server's
- * dialect (DESIGN §2; issue 3 "done when").
+ * dialect (docs/contract.md#clean-dialect; issue 3 "done when").
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

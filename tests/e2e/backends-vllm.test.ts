@@ -1,7 +1,7 @@
 /**
  * svir in front of fake vLLM servers (with and without their parsers): the client gets the
- * clean dialect, and each request reached the server in the form it keeps (R§2.4, §2.5, §3.2,
- * §3.3, §4, §5).
+ * clean dialect, and each request reached the server in the form it keeps
+ * (docs/wire-protocol.md#tools, #optional-fields, #chunks, #tool-calls, #reasoning, #http-errors).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockerTool } from '../adapters/chat.js';

@@ -110,7 +110,8 @@ function outputText(response: Record<string, unknown>): string {
     .flatMap((item) => item.content ?? [])
     .map((part) => part.text ?? '')
     .join('')
-    // What a server sends after its reasoning ("\n\n") is answer text and stays (DESIGN §2).
+    // What a server sends after its reasoning ("\n\n") is answer text and stays
+    // (docs/contract.md#clean-dialect).
     .trim();
 }
 

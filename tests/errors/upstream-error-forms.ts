@@ -1,7 +1,8 @@
 /**
- * Every upstream error form the reference records (wire-protocol §2, §3.5, §5), with the status
- * and body svir answers. Shared by the table test over mapUpstreamError, the adapter pass and
- * the end-to-end tests, so all three hold svir to the same answers.
+ * Every upstream error form docs/wire-protocol.md records (#request-body,
+ * #errors-inside-the-stream, #http-errors), with the status and body svir answers. Shared by the
+ * table test over mapUpstreamError, the adapter pass and the end-to-end tests, so all three hold
+ * svir to the same answers.
  */
 import type { BackendType } from '../../src/config/schema.js';
 
@@ -30,7 +31,7 @@ export interface UpstreamErrorForm {
 const B = 'backend "b"';
 
 export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
-  // §2.2 content parts a server will never take.
+  // docs/wire-protocol.md#messages: content parts a server will never take.
   {
     name: "mlx-lm 404 for an image part ({\"error\": string})",
     server: 'mlx-lm',
@@ -53,7 +54,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
       retryable: false,
     },
   },
-  // §2.4 tool_choice rejections.
+  // docs/wire-protocol.md#tools: tool_choice rejections.
   {
     name: 'LM Studio 400 named tool_choice ({"error": string})',
     server: 'lmstudio',
@@ -114,7 +115,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
       message: `${B} rejected the request: tool_choice=function "open_locker" requires --tool-call-parser to be set`,
     },
   },
-  // §2.5 an effort the template rejects.
+  // docs/wire-protocol.md#optional-fields: an effort the template rejects.
   {
     name: 'vLLM 400 reasoning effort the template does not name',
     server: 'vllm',
@@ -128,7 +129,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
       message: `${B} rejected the request: Unexpected reasoning effort high. Supported types are xhigh (default), medium, and low.`,
     },
   },
-  // §2.6 LM Studio's json_object rejection.
+  // docs/wire-protocol.md#structured-output: LM Studio's json_object rejection.
   {
     name: 'LM Studio 400 json_object ({"error": string})',
     server: 'lmstudio',
@@ -142,7 +143,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
       message: `${B} rejected the request: 'response_format.type' must be 'json_schema' or 'text'`,
     },
   },
-  // §5 HTTP errors by status.
+  // docs/wire-protocol.md#http-errors: HTTP errors by status.
   {
     name: '401 with no body',
     server: 'any',
@@ -287,7 +288,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
     body: '{"error": "Model failed to load"}',
     expected: { status: 502, code: 'upstream_error', param: null, message: `${B} failed: Model failed to load` },
   },
-  // §5 context overflow, every server's form.
+  // docs/wire-protocol.md#http-errors: context overflow, every server's form.
   {
     name: 'OpenAI schema 400 context_length_exceeded',
     server: 'openai',
@@ -393,7 +394,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
       message: `${B} rejected the request: max_tokens=300000 cannot be greater than max_model_len=max_total_tokens=262144`,
     },
   },
-  // §5 a gateway status for a failure a resend repeats.
+  // docs/wire-protocol.md#http-errors: a gateway status for a failure a resend repeats.
   {
     name: 'mlx-vlm 502 compaction summary hit its output limit',
     server: 'mlx-vlm',
@@ -408,7 +409,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
       retryable: false,
     },
   },
-  // §5 Azure's prompt filter.
+  // docs/wire-protocol.md#http-errors: Azure's prompt filter.
   {
     name: 'Azure 400 content_filter with innererror',
     server: 'azure',
@@ -423,7 +424,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
       retryable: false,
     },
   },
-  // §3.5 errors inside the stream.
+  // docs/wire-protocol.md#errors-inside-the-stream: errors inside the stream.
   {
     name: 'llama.cpp error chunk with numeric code 500',
     server: 'llamacpp',

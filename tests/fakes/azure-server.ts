@@ -1,11 +1,12 @@
 /**
- * A fake Azure OpenAI deployment (R§2.4, §2.6, §3.7, §5): `/openai/v1/chat/completions` (the
- * deployment is the model) and `/openai/deployments/{name}/chat/completions?api-version=...`,
- * authenticated by the `api-key` header only; refuses `tool_choice` without `tools` and a
- * `json_object` request without the word JSON; refuses a jailbreak prompt with 400
- * `content_filter`; streams with the prompt-filter chunk first, `refusal: null` on the first
- * delta, `obfuscation`, `service_tier`, `system_fingerprint: null`, `usage: null`, the model
- * version in `model`; and blocks a blocklisted word in one of its filter modes.
+ * A fake Azure OpenAI deployment (docs/wire-protocol.md#tools, #structured-output,
+ * #content-filtering, #http-errors): `/openai/v1/chat/completions` (the deployment is the model)
+ * and `/openai/deployments/{name}/chat/completions?api-version=...`, authenticated by the `api-key`
+ * header only; refuses `tool_choice` without `tools` and a `json_object` request without the word
+ * JSON; refuses a jailbreak prompt with 400 `content_filter`; streams with the prompt-filter chunk
+ * first, `refusal: null` on the first delta, `obfuscation`, `service_tier`, `system_fingerprint:
+ * null`, `usage: null`, the model version in `model`; and blocks a blocklisted word in one of its
+ * filter modes.
  */
 import type { ServerResponse } from 'node:http';
 import { startScriptedUpstream, type RecordedRequest, type ScriptedResponse, type ScriptedUpstream } from './scripted-upstream.js';

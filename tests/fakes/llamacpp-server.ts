@@ -1,11 +1,11 @@
 /**
- * A fake llama.cpp `llama-server` (R§2.2, §2.4, §2.5, §3.2, §3.5, §5, §6), serving one model
- * under its path whatever id a request names: keeps `required` through its grammar (a call even
- * to say hello, after the answer the grammar lets come first), does not keep a named function,
- * and under `none` lets the model write a call; refuses a `tool_choice` outside the protocol;
- * answers an image without its projector with 500; a prompt over `n_ctx` with 400
- * `exceed_context_size_error` carrying `n_prompt_tokens` and `n_ctx`; first delta
- * `{"role":"assistant","content":null}`.
+ * A fake llama.cpp `llama-server` (docs/wire-protocol.md#messages, #tools, #optional-fields,
+ * #chunks, #errors-inside-the-stream, #http-errors, #model-listing), serving one model under its
+ * path whatever id a request names: keeps `required` through its grammar (a call even to say hello,
+ * after the answer the grammar lets come first), does not keep a named function, and under `none`
+ * lets the model write a call; refuses a `tool_choice` outside the protocol; answers an image
+ * without its projector with 500; a prompt over `n_ctx` with 400 `exceed_context_size_error`
+ * carrying `n_prompt_tokens` and `n_ctx`; first delta `{"role":"assistant","content":null}`.
  *
  * As the real server streams (recorded from v0.5.0, tests/fixtures/llamacpp/llamacpp-v0.5.0-*):
  * one token per chunk for reasoning, content and call arguments alike; `chatcmpl-` and 32 random

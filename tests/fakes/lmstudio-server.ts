@@ -1,9 +1,10 @@
 /**
- * A fake LM Studio (R§2.4, §2.6, §3.2, §3.5): takes `tool_choice` strings only and refuses the
- * object form; takes `json_schema` and `text` only; holds the reasoning to the schema (the JSON
- * arrives as reasoning_content unless `reasoning_effort` is `none`); accepts `required` without
- * keeping it; sends `"\n\n"` as content after reasoning; reports a prompt over its context as
- * an `event: error` with status 200; answers an unknown model with the loaded one.
+ * A fake LM Studio (docs/wire-protocol.md#tools, #structured-output, #chunks,
+ * #errors-inside-the-stream): takes `tool_choice` strings only and refuses the object form; takes
+ * `json_schema` and `text` only; holds the reasoning to the schema (the JSON arrives as
+ * reasoning_content unless `reasoning_effort` is `none`); accepts `required` without keeping it;
+ * sends `"\n\n"` as content after reasoning; reports a prompt over its context as an `event: error`
+ * with status 200; answers an unknown model with the loaded one.
  */
 import type { ServerResponse } from 'node:http';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';

@@ -1,11 +1,12 @@
 /**
- * A fake mlx-lm server (R§2.2, §2.4, §2.5, §2.6, §3.1, §3.4, §5, §6): takes text parts only and
- * answers any other part with 404 and a string error, a JSON body also for a stream; reads no
+ * A fake mlx-lm server (docs/wire-protocol.md#messages, #tools, #optional-fields,
+ * #structured-output, #sse-framing, #usage, #http-errors, #model-listing): takes text parts only
+ * and answers any other part with 404 and a string error, a JSON body also for a stream; reads no
  * `tool_choice` (the model calls the locker tool whatever it says), no `reasoning_effort` (only
- * `chat_template_kwargs.enable_thinking` turns reasoning off) and no `response_format` (asked
- * for JSON, the model writes a Markdown table); sends `: keepalive` comments while it reads the
- * prompt, `role` on every delta, reasoning under `reasoning`, and a usage chunk of object
- * `chat.completion` with cached tokens; lists its Hugging Face cache and the loaded model path.
+ * `chat_template_kwargs.enable_thinking` turns reasoning off) and no `response_format` (asked for
+ * JSON, the model writes a Markdown table); sends `: keepalive` comments while it reads the prompt,
+ * `role` on every delta, reasoning under `reasoning`, and a usage chunk of object `chat.completion`
+ * with cached tokens; lists its Hugging Face cache and the loaded model path.
  */
 import type { ServerResponse } from 'node:http';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';

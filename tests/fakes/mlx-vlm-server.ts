@@ -1,11 +1,12 @@
 /**
- * A fake mlx-vlm server (R§2.2, §2.4, §2.5, §3.2, §4, §5): takes images; keeps `tool_choice`
- * through the prompt (`none` leaves the tools out, `required` or a named function makes the
- * model call one, a named one offering only that tool) and refuses a value outside the protocol
- * with a `detail` 400; a body it cannot read is a 422 with a `detail` list; reasons only when
- * `reasoning_effort` asks (and not for `none`); sends every key of its message type, null when
- * unused, reasoning twice under two keys, `logprobs: null`, `usage: null` and `timings`; with a
- * context limit (`MAX_KV_SIZE`) counts `max_tokens` into it and refuses in its own wordings.
+ * A fake mlx-vlm server (docs/wire-protocol.md#messages, #tools, #optional-fields, #chunks,
+ * #reasoning, #http-errors): takes images; keeps `tool_choice` through the prompt (`none` leaves
+ * the tools out, `required` or a named function makes the model call one, a named one offering only
+ * that tool) and refuses a value outside the protocol with a `detail` 400; a body it cannot read is
+ * a 422 with a `detail` list; reasons only when `reasoning_effort` asks (and not for `none`); sends
+ * every key of its message type, null when unused, reasoning twice under two keys, `logprobs:
+ * null`, `usage: null` and `timings`; with a context limit (`MAX_KV_SIZE`) counts `max_tokens` into
+ * it and refuses in its own wordings.
  */
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';

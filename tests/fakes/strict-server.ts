@@ -1,10 +1,10 @@
 /**
- * A fake stricter OpenAI-compatible server (R§2.5): it validates the request one field at a
- * time and refuses the first optional field it does not take, so a request with two of them is
- * refused twice before it is answered: `stream_options` with a 422 validation list (the form of
- * a pydantic-based server), the next with a 400 in OpenAI's form ("Unrecognized request argument
- * supplied: ..."). A field in `refusesAgain` is refused whether it is sent or not, like a server
- * that names a field in every refusal, to show the retries end.
+ * A fake stricter OpenAI-compatible server (docs/wire-protocol.md#optional-fields): it validates
+ * the request one field at a time and refuses the first optional field it does not take, so a
+ * request with two of them is refused twice before it is answered: `stream_options` with a 422
+ * validation list (the form of a pydantic-based server), the next with a 400 in OpenAI's form
+ * ("Unrecognized request argument supplied: ..."). A field in `refusesAgain` is refused whether it
+ * is sent or not, like a server that names a field in every refusal, to show the retries end.
  */
 import type { ServerResponse } from 'node:http';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';

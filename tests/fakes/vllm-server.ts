@@ -1,14 +1,15 @@
 /**
- * A fake vLLM (R§2.4, §2.5, §3.2, §3.3, §4, §5, §6): hands `reasoning_effort` to a Qwen3.8-like
- * template that takes `none` (no reasoning), `low`, `medium` and `xhigh` and refuses anything
- * else with 400; with its tool-call parser keeps all four `tool_choice` forms and finishes a
- * named call with `stop`; without it refuses tools unless `none`; with its reasoning parser
- * sends `reasoning`, without it the reasoning arrives as content closed by `</think>` (the
- * template opened the tag); null `prompt_token_ids`, `prompt_text` and `token_ids`; overflow as
- * `param: input_tokens`, a `max_tokens` above the model length as a parameter error.
- * `engineFailure` makes the engine fail the way older vLLM reports it: an error body at the top
- * of a chunk (`{"object":"error","message":...,"code":500}`, no `error` key) after the first
- * words or as the first event, or a finish reason of `abort` after the first words.
+ * A fake vLLM (docs/wire-protocol.md#tools, #optional-fields, #chunks, #tool-calls, #reasoning,
+ * #http-errors, #model-listing): hands `reasoning_effort` to a Qwen3.8-like template that takes
+ * `none` (no reasoning), `low`, `medium` and `xhigh` and refuses anything else with 400; with its
+ * tool-call parser keeps all four `tool_choice` forms and finishes a named call with `stop`;
+ * without it refuses tools unless `none`; with its reasoning parser sends `reasoning`, without it
+ * the reasoning arrives as content closed by `</think>` (the template opened the tag); null
+ * `prompt_token_ids`, `prompt_text` and `token_ids`; overflow as `param: input_tokens`, a
+ * `max_tokens` above the model length as a parameter error. `engineFailure` makes the engine fail
+ * the way older vLLM reports it: an error body at the top of a chunk
+ * (`{"object":"error","message":...,"code":500}`, no `error` key) after the first words or as the
+ * first event, or a finish reason of `abort` after the first words.
  */
 import type { ServerResponse } from 'node:http';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';

@@ -1,8 +1,8 @@
 /**
- * Checks a list of clean chunks against every structural rule of DESIGN.md §2, whatever the
- * content: keys, identity, role once, no nulls, no empty deltas, one payload per delta, tool-call
- * pieces in order, one finish on the last choice chunk, usage after it. For fixture and property
- * tests of any backend.
+ * Checks a list of clean chunks against every structural rule of docs/contract.md#clean-dialect,
+ * whatever the content: keys, identity, role once, no nulls, no empty deltas, one payload per
+ * delta, tool-call pieces in order, one finish on the last choice chunk, usage after it. For
+ * fixture and property tests of any backend.
  */
 import { expect } from 'vitest';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';

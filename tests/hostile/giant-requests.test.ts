@@ -2,7 +2,7 @@
  * Requests of extreme shape: a hundred thousand messages, twenty thousand tools, nesting a
  * hundred thousand levels deep, and an image of tens of megabytes. svir answers each without a
  * 500 and keeps serving; what it sends upstream is whole, with an exact Content-Length and no
- * chunked body (not every server takes one, reference §2.3).
+ * chunked body (not every server takes one, docs/wire-protocol.md#size).
  */
 import { createHash } from 'node:crypto';
 import { request } from 'undici';

@@ -56,7 +56,7 @@ describe('readOpenAIEvent: framing', () => {
 });
 
 describe('readOpenAIEvent: upstream errors', () => {
-  it('reads an error chunk through mapUpstreamError (llama.cpp, reference §3.5)', () => {
+  it('reads an error chunk through mapUpstreamError (llama.cpp, docs/wire-protocol.md#errors-inside-the-stream)', () => {
     const error = errorOf(
       read({ error: { code: 500, message: 'The model produced output that does not match the expected peg-native format', type: 'server_error' } }),
     );
@@ -66,7 +66,7 @@ describe('readOpenAIEvent: upstream errors', () => {
     expect(error.message).toContain('peg-native format');
   });
 
-  it('reads `event: error` through mapUpstreamError (LM Studio, reference §3.5)', () => {
+  it('reads `event: error` through mapUpstreamError (LM Studio, docs/wire-protocol.md#errors-inside-the-stream)', () => {
     const error = errorOf(
       read(
         {

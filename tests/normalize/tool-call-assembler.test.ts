@@ -44,7 +44,7 @@ function joinCalls(pieces: CleanToolCallDelta[]): { id: string; name: string; ar
 }
 
 describe('ToolCallAssembler', () => {
-  it('assembles the recorded example of reference §3.3', () => {
+  it('assembles the recorded example of docs/wire-protocol.md#tool-calls', () => {
     const { perEvent, atFinish } = assemble(
       ['lookup'],
       [
@@ -147,7 +147,7 @@ describe('ToolCallAssembler', () => {
     ];
     const { perEvent, atFinish } = assemble(['f'], events);
     const all = [...perEvent.flat(), ...atFinish];
-    // In the server's index order, although index 1 came first (DESIGN §2).
+    // In the server's index order, although index 1 came first (docs/contract.md#clean-dialect).
     expect(joinCalls(all)).toEqual([
       { id: 'p', name: 'f', arguments: '{"a":1}' },
       { id: 'q', name: 'f', arguments: '{"b":2}' },

@@ -1,8 +1,8 @@
 /**
- * The rules every Responses event stream svir emits must keep (DESIGN.md section 6): sequence
- * numbers 0..n-1; response.created first, response.in_progress second; exactly one terminal
- * event (completed, incomplete or failed), last; every *.added closed by its *.done, items one
- * after another; the deltas of a part add up to its done text; each output_item.done carries
+ * The rules every Responses event stream svir emits must keep (docs/contract.md#responses):
+ * sequence numbers 0..n-1; response.created first, response.in_progress second; exactly one
+ * terminal event (completed, incomplete or failed), last; every *.added closed by its *.done, items
+ * one after another; the deltas of a part add up to its done text; each output_item.done carries
  * the whole item, the same item as the final response's output.
  */
 import { expect } from 'vitest';

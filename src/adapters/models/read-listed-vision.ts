@@ -1,10 +1,10 @@
 /**
- * Whether a backend takes images, as its `GET /v1/models` answer says (R§6): llama.cpp lists its
- * one model with `architecture.input_modalities` (`["text","image"]` with the image projector
- * loaded), and the same model again in a `models` array whose `capabilities` name
- * `multimodal`. Undefined when the list says nothing either way (most servers), so the adapter
- * keeps its default. Meant for the registry: `BackendInfo.vision = config.vision ??
- * readListedVision(body)`.
+ * Whether a backend takes images, as its `GET /v1/models` answer says
+ * (docs/wire-protocol.md#model-listing): llama.cpp lists its one model with
+ * `architecture.input_modalities` (`["text","image"]` with the image projector loaded), and the
+ * same model again in a `models` array whose `capabilities` name `multimodal`. Undefined when the
+ * list says nothing either way (most servers), so the adapter keeps its default. Meant for the
+ * registry: `BackendInfo.vision = config.vision ?? readListedVision(body)`.
  */
 import { z } from 'zod';
 

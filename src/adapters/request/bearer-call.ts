@@ -1,7 +1,7 @@
 /**
  * The ordinary call: `{base}/v1/chat/completions` (or another route) with
- * `Authorization: Bearer <apiKey>` when the backend has a key (R§1). The client's own key never
- * gets here.
+ * `Authorization: Bearer <apiKey>` when the backend has a key (docs/wire-protocol.md#endpoints).
+ * The client's own key never gets here.
  */
 import type { BackendInfo, UpstreamCall, UpstreamEndpoint, UpstreamRoute } from '../adapter.js';
 import type { RequestDraft } from './request-draft.js';

@@ -1,8 +1,8 @@
 /**
- * What every adapter does to a request (DESIGN §5 "all"), in the order it must happen: the
- * content first (files to text, images laid out, text-only arrays and tool results to strings), then reasoning
- * sent back under the backend's key, then `tool_choice` without tools dropped. Adapters put
- * their own rewrites between these and `closingRewrites`.
+ * What every adapter does to a request (docs/contract.md#adapters "all"), in the order it must
+ * happen: the content first (files to text, images laid out, text-only arrays and tool results to
+ * strings), then reasoning sent back under the backend's key, then `tool_choice` without tools
+ * dropped. Adapters put their own rewrites between these and `closingRewrites`.
  */
 import type { RequestRewrite } from './request-draft.js';
 import { dropNullFields } from './drop-null-fields.js';

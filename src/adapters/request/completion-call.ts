@@ -1,9 +1,9 @@
 /**
  * A legacy Completions request → the call for one backend: its `completions` route and auth
- * (the adapter's `endpoint`), the server's model id, and, like chat (DESIGN §1), always a
- * stream with usage, whatever the client asked: `stream: false` is folded by svir. Everything
- * else passes as sent, but a list of one prompt goes as that string to a server that reads
- * only a string. A server with no `/v1/completions`, or a `suffix` (fill in the middle)
+ * (the adapter's `endpoint`), the server's model id, and, like chat (docs/contract.md#shape),
+ * always a stream with usage, whatever the client asked: `stream: false` is folded by svir.
+ * Everything else passes as sent, but a list of one prompt goes as that string to a server that
+ * reads only a string. A server with no `/v1/completions`, or a `suffix` (fill in the middle)
  * for one that would refuse or ignore it, is the client's 400 before anything is sent: a
  * completion of the prefix alone is not what the editor asked for.
  */

@@ -1,6 +1,6 @@
 /**
  * `tool_choice` without `tools` is dropped everywhere (Azure was reported to reject it with 400,
- * R§2.4), and so is an empty `tools` list, which says the same as none.
+ * docs/wire-protocol.md#tools), and so is an empty `tools` list, which says the same as none.
  */
 import type { RequestRewrite } from './request-draft.js';
 

@@ -1,7 +1,7 @@
 /**
- * For a server that reads no `tool_choice` at all (mlx-lm, R§2.4): what is left of it after the
- * `none` and named rewrites is not sent. `auto` is the default anyway; `required` cannot be
- * kept, and the changes header says so.
+ * For a server that reads no `tool_choice` at all (mlx-lm, docs/wire-protocol.md#tools): what is
+ * left of it after the `none` and named rewrites is not sent. `auto` is the default anyway;
+ * `required` cannot be kept, and the changes header says so.
  */
 import type { RequestRewrite } from './request-draft.js';
 

@@ -1,10 +1,11 @@
 /**
  * `reasoning_effort` → `chat_template_kwargs` for a template that reads another variable:
  * mlx-lm hands the template only `chat_template_kwargs` (Qwen3.8's reads `enable_thinking`),
- * and llama.cpp's template for Muse Glimmer reads `reasoning_strength` (R§2.5). The key is the
- * backend's `effortTemplateKey`, else the adapter's default. `enable_thinking` is a switch
- * (`none` → false, any effort → true); any other key gets the effort itself. The top-level
- * field is not sent, since that server does nothing with it.
+ * and llama.cpp's template for Muse Glimmer reads `reasoning_strength`
+ * (docs/wire-protocol.md#optional-fields). The key is the backend's `effortTemplateKey`, else the
+ * adapter's default. `enable_thinking` is a switch (`none` → false, any effort → true); any other
+ * key gets the effort itself. The top-level field is not sent, since that server does nothing with
+ * it.
  */
 import { z } from 'zod';
 import type { RequestRewrite } from './request-draft.js';

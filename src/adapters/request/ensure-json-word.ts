@@ -1,7 +1,7 @@
 /**
  * OpenAI (and Azure OpenAI) refuse `json_object` unless the word "JSON" appears somewhere in the
- * messages (R§2.6); a short system note at the front says it without touching the client's own
- * messages.
+ * messages (docs/wire-protocol.md#structured-output); a short system note at the front says it
+ * without touching the client's own messages.
  */
 import type { RequestRewrite } from './request-draft.js';
 import { messageText } from './message-text.js';

@@ -1,7 +1,7 @@
 /**
- * Text-only array content → one string. Not every server accepts the array form (R§2.2), so
- * the array is kept only where an image needs it. Parts are joined with a newline, as vLLM's
- * own template code joins them.
+ * Text-only array content → one string. Not every server accepts the array form
+ * (docs/wire-protocol.md#messages), so the array is kept only where an image needs it. Parts are
+ * joined with a newline, as vLLM's own template code joins them.
  */
 import { mapChanged } from './map-changed.js';
 import type { RequestRewrite } from './request-draft.js';

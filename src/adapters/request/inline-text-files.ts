@@ -1,7 +1,8 @@
 /**
- * Local servers take files no other way than as text in the message (R§2.2), so a `file` part
- * holding a text file becomes a text part `<file name="...">\n...\n</file>` (P12). A file that
- * is not text, or one named only by an id, cannot reach such a server: 400 before sending.
+ * Local servers take files no other way than as text in the message
+ * (docs/wire-protocol.md#messages), so a `file` part holding a text file becomes a text part `<file
+ * name="...">\n...\n</file>` (docs/wire-protocol.md#messages). A file that is not text, or one
+ * named only by an id, cannot reach such a server: 400 before sending.
  */
 import { SvirError } from '../../errors.js';
 import type { RequestRewrite } from './request-draft.js';

@@ -1,6 +1,6 @@
 /**
- * LM Studio takes `json_schema` and `text` only and refuses `json_object` with 400 (R§2.6);
- * a schema of any object asks for the same thing.
+ * LM Studio takes `json_schema` and `text` only and refuses `json_object` with 400
+ * (docs/wire-protocol.md#structured-output); a schema of any object asks for the same thing.
  */
 import type { RequestRewrite } from './request-draft.js';
 

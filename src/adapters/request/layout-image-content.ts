@@ -1,8 +1,8 @@
 /**
  * A message with images goes as one text part first, then the images as `image_url` objects,
- * and no empty text part (R§2.2, P12): some templates place the text by the first part only,
- * and an empty text part is a turn of nothing. Parts of other types keep their order after the
- * images.
+ * and no empty text part (docs/wire-protocol.md#messages): some templates place the text by the
+ * first part only, and an empty text part is a turn of nothing. Parts of other types keep their
+ * order after the images.
  */
 import { mapChanged } from './map-changed.js';
 import type { RequestRewrite } from './request-draft.js';

@@ -1,7 +1,7 @@
 /**
  * A named `tool_choice` on a server that cannot force a call (mlx-lm reads no `tool_choice`,
- * R§2.4): only that tool is offered, so the model can call no other; the field itself is not
- * sent, since the server does nothing with it.
+ * docs/wire-protocol.md#tools): only that tool is offered, so the model can call no other; the
+ * field itself is not sent, since the server does nothing with it.
  */
 import { SvirError } from '../../errors.js';
 import type { RequestRewrite } from './request-draft.js';

@@ -1,7 +1,7 @@
 /**
  * A named `tool_choice` → `required` with only that tool: LM Studio refuses the object form
  * with 400 and llama.cpp accepts it without keeping it, while both keep or take `required`
- * (R§2.4). With one tool on offer, "call at least one" is "call this one".
+ * (docs/wire-protocol.md#tools). With one tool on offer, "call at least one" is "call this one".
  */
 import { SvirError } from '../../errors.js';
 import type { RequestRewrite } from './request-draft.js';

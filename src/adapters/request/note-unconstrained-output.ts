@@ -1,7 +1,7 @@
 /**
  * mlx-lm reads no `response_format` (asked for a schema, the model answered with a Markdown
- * table, R§2.6). svir cannot constrain its sampling either, so it says so in the changes header;
- * the field is still sent, for a version that reads it.
+ * table, docs/wire-protocol.md#structured-output). svir cannot constrain its sampling either, so it
+ * says so in the changes header; the field is still sent, for a version that reads it.
  */
 import type { RequestRewrite } from './request-draft.js';
 import { isStructuredOutput } from './is-structured-output.js';

@@ -1,7 +1,7 @@
 /**
  * LM Studio accepts `tool_choice: "required"` and does not keep it: asked to say hello with a
- * tool required, the model said hello and called nothing (R§2.4). svir has no way to force the
- * call there, so the changes header says so whenever `required` goes out.
+ * tool required, the model said hello and called nothing (docs/wire-protocol.md#tools). svir has no
+ * way to force the call there, so the changes header says so whenever `required` goes out.
  */
 import type { RequestRewrite } from './request-draft.js';
 

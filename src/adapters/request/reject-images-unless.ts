@@ -1,7 +1,7 @@
 /**
  * An image to a backend that cannot take it is svir's 400 `unsupported_content` before sending:
- * mlx-lm answers it with a 404 and llama.cpp without its projector with a 500 (R§2.2), both
- * statuses that say the wrong thing.
+ * mlx-lm answers it with a 404 and llama.cpp without its projector with a 500
+ * (docs/wire-protocol.md#messages), both statuses that say the wrong thing.
  */
 import { SvirError } from '../../errors.js';
 import type { BackendInfo } from '../adapter.js';

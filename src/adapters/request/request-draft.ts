@@ -9,7 +9,7 @@ import type { BackendInfo } from '../adapter.js';
 
 export interface RequestDraft {
   body: ChatRequest;
-  /** One short phrase per change, for the changes header (DESIGN §2: nothing changed silently). */
+  /** One short phrase per change, for the changes header (docs/contract.md#clean-dialect: nothing changed silently). */
   changes: readonly string[];
 }
 

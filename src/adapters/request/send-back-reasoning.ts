@@ -1,9 +1,9 @@
 /**
  * Reasoning the client sends back on an assistant turn goes under the key the backend reads
- * (R§2.2, R§4), and not at all to a backend whose reasoning arrives in think tags (D23): there
- * the template never saw it as a field, and putting it back in the text would show it to the
- * model as an answer. Clients send it under the key svir gave it out on (`reasoning.field`) or
- * under either carrier key.
+ * (docs/wire-protocol.md#messages, #reasoning), and not at all to a backend whose reasoning arrives
+ * in think tags (docs/wire-protocol.md#reasoning): there the template never saw it as a field, and
+ * putting it back in the text would show it to the model as an answer. Clients send it under the
+ * key svir gave it out on (`reasoning.field`) or under either carrier key.
  */
 import { z } from 'zod';
 import type { RequestRewrite } from './request-draft.js';

@@ -1,7 +1,7 @@
 /**
- * A tool result is a string (R§2.2): a structured result a client hands over as an object, a
- * number or a boolean is serialized into the string, so no server has to guess what to do with
- * it. Text arrays are left to `flattenTextOnlyContent`.
+ * A tool result is a string (docs/wire-protocol.md#messages): a structured result a client hands
+ * over as an object, a number or a boolean is serialized into the string, so no server has to guess
+ * what to do with it. Text arrays are left to `flattenTextOnlyContent`.
  */
 import { mapChanged } from './map-changed.js';
 import type { RequestRewrite } from './request-draft.js';

@@ -1,7 +1,8 @@
 /**
  * LM Studio holds a reasoning model's reasoning to the schema from its first token: with
  * reasoning on, the whole JSON arrives as reasoning and the model answers as if it had not read
- * the question; with `reasoning_effort: "none"` the JSON arrives as the answer (R§2.6).
+ * the question; with `reasoning_effort: "none"` the JSON arrives as the answer
+ * (docs/wire-protocol.md#structured-output).
  */
 import type { RequestRewrite } from './request-draft.js';
 import { isStructuredOutput } from './is-structured-output.js';

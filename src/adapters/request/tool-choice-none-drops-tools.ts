@@ -1,7 +1,7 @@
 /**
  * `tool_choice: "none"` → no tools at all: llama.cpp's model writes a call all the same and its
- * parser then fails the stream, and mlx-lm reads no `tool_choice` (R§2.4). A model that sees no
- * tool cannot call one.
+ * parser then fails the stream, and mlx-lm reads no `tool_choice` (docs/wire-protocol.md#tools). A
+ * model that sees no tool cannot call one.
  */
 import type { RequestRewrite } from './request-draft.js';
 

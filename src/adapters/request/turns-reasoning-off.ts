@@ -3,8 +3,9 @@
  * "none"`, or the template switch `chat_template_kwargs.enable_thinking: false` (or `thinking:
  * false`), or the backend's own template variable (`effortTemplateKey`) set to `"none"`. A chat
  * template that opens `<think>` itself does not open it then, so the server writes no
- * `</think>` and the whole answer is answer text (DESIGN §2; config `reasoningTags: open`).
- * Read from the body actually sent: a retry that dropped the effort turned reasoning back on.
+ * `</think>` and the whole answer is answer text (docs/contract.md#clean-dialect; config
+ * `reasoningTags: open`). Read from the body actually sent: a retry that dropped the effort turned
+ * reasoning back on.
  */
 import { z } from 'zod';
 

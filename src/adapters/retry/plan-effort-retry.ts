@@ -1,8 +1,8 @@
 /**
  * vLLM hands `reasoning_effort` to the chat template, and a value the template does not name is
  * refused with 400: "Unexpected reasoning effort high. Supported types are xhigh (default),
- * medium, and low." (R§2.5). The retry sends the nearest supported value, or, when the message
- * lists none svir knows, no effort at all (the template's default).
+ * medium, and low." (docs/wire-protocol.md#optional-fields). The retry sends the nearest supported
+ * value, or, when the message lists none svir knows, no effort at all (the template's default).
  */
 import type { RetryPlan } from '../adapter.js';
 import { effortRetryPlan } from './effort-retry-plan.js';

@@ -1,10 +1,10 @@
 /**
  * A 400/422 whose body names optional fields that were sent → the same body once more without
- * them (R§2.5: a stricter server may refuse `stream_options` or `reasoning_effort`; nothing was
- * generated, so a resend is safe). Some servers refuse such fields one at a time (422 on
- * `stream_options`, then 400 on `reasoning_effort`): the server layer asks again after each
- * rejection, and takes each field at most once. Null when the body names none of them or they
- * were not sent.
+ * them (docs/wire-protocol.md#optional-fields: a stricter server may refuse `stream_options` or
+ * `reasoning_effort`; nothing was generated, so a resend is safe). Some servers refuse such fields
+ * one at a time (422 on `stream_options`, then 400 on `reasoning_effort`): the server layer asks
+ * again after each rejection, and takes each field at most once. Null when the body names none of
+ * them or they were not sent.
  *
  * Only fields that change how the answer is delivered or tuned, not what was asked, are dropped,
  * and each is a name no prose uses (a field is named when it stands as a whole identifier).

@@ -1,5 +1,6 @@
 /**
- * What Azure's content filter says in a stream chunk (R§3.7), apart from the answer:
+ * What Azure's content filter says in a stream chunk (docs/wire-protocol.md#content-filtering),
+ * apart from the answer:
  * - the prompt-filter chunk (empty `choices`, with `prompt_filter_results`, or
  *   `prompt_annotations` in earlier API versions) carries nothing of the answer;
  * - a `filtered: true` verdict in a choice's `content_filter_results`, on an ordinary chunk or

@@ -1,6 +1,7 @@
 /**
- * LM Studio holds a reasoning model's reasoning to the schema (R§2.6): with structured output
- * asked, what it still sends as reasoning is the JSON answer, and is read as content.
+ * LM Studio holds a reasoning model's reasoning to the schema
+ * (docs/wire-protocol.md#structured-output): with structured output asked, what it still sends as
+ * reasoning is the JSON answer, and is read as content.
  */
 import type { Part } from '../../normalize/parts.js';
 

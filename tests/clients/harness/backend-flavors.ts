@@ -1,7 +1,7 @@
 /**
  * The backends the client tests run behind svir: every backend type, plus the two ways a server
  * sends reasoning inside `content` (`<think>` tags, and a template that opened the tag itself).
- * Each says how its server frames a stream (the facts of reference/wire-protocol.md) and how
+ * Each says how its server frames a stream (the facts of docs/wire-protocol.md) and how
  * svir's config names it.
  */
 import type { BackendType } from '../../../src/config/schema.js';

@@ -1,5 +1,5 @@
 /**
- * How each server says that the prompt does not fit its context (reference/wire-protocol.md
+ * How each server says that the prompt does not fit its context (docs/wire-protocol.md
  * section 5): every wording and channel svir must turn into `context_length_exceeded`. mlx-lm
  * has none: it checks no context limit.
  */

@@ -1,5 +1,5 @@
 /**
- * Frames one UpstreamTurn the way a backend's server sends it (reference/wire-protocol.md):
+ * Frames one UpstreamTurn the way a backend's server sends it (docs/wire-protocol.md):
  * which key carries reasoning, the null keys and extras each server adds, its first delta, its
  * comments, its usage chunk, and how it reports a failure inside the stream. The bytes are then
  * cut into pieces at fixed offsets, so that svir's decoder meets boundaries inside lines, JSON

@@ -37,7 +37,7 @@ export const REASONING_AND_TEXT_EXPECTED = {
 };
 
 /**
- * reference/wire-protocol.md section 3.3: two calls whose names and arguments are split and whose
+ * docs/wire-protocol.md#tool-calls: two calls whose names and arguments are split and whose
  * pieces interleave in any index order, after some reasoning.
  */
 export const SPLIT_INTERLEAVED_TOOL_CALLS: UpstreamTurn = {

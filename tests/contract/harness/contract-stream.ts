@@ -1,7 +1,7 @@
 /**
- * DESIGN §2 read off the wire, independently of svir's own helpers: the bytes of a streamed
- * answer are split into events and every sentence of the clean dialect is checked on them.
- * Returns what the answer said (content, reasoning, calls, finish, usage) for the test's own
+ * docs/contract.md#clean-dialect read off the wire, independently of svir's own helpers: the bytes
+ * of a streamed answer are split into events and every sentence of the clean dialect is checked on
+ * them. Returns what the answer said (content, reasoning, calls, finish, usage) for the test's own
  * assertions. Written from the contract only, so it can disagree with svir.
  */
 import { expect } from 'vitest';
@@ -15,7 +15,7 @@ export interface ParsedEvents {
   error?: Record<string, unknown>;
 }
 
-/** Framing (D§2 first bullet): `data: <json>\n\n` only, LF, one data line, no `event:`. */
+/** Framing (docs/contract.md#clean-dialect first bullet): `data: <json>\n\n` only, LF, one data line, no `event:`. */
 export function parseEvents(text: string): ParsedEvents {
   expect(text, 'no CR anywhere in the stream').not.toContain('\r');
   expect(text.endsWith('\n\n'), 'the stream ends at an event boundary').toBe(true);
@@ -53,7 +53,7 @@ export function parseEvents(text: string): ParsedEvents {
   return parsed;
 }
 
-/** D§3: exactly `{"error":{"message","type","param","code"}}`. */
+/** docs/contract.md#errors: exactly `{"error":{"message","type","param","code"}}`. */
 export function expectErrorShape(body: unknown, code?: string): { message: string; type: string; param: string | null; code: string | null } {
   expect(body).toBeTypeOf('object');
   const outer = body as Record<string, unknown>;
@@ -100,7 +100,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Every rule of D§2 on a complete stream (one that ended with [DONE]). */
+/** Every rule of docs/contract.md#clean-dialect on a complete stream (one that ended with [DONE]). */
 export function expectContractStream(text: string, want: StreamExpectations): StreamResult {
   const events = parseEvents(text);
   expect(events.error, 'a complete stream has no error event').toBeUndefined();
@@ -108,7 +108,7 @@ export function expectContractStream(text: string, want: StreamExpectations): St
   return checkChunks(events, want);
 }
 
-/** D§2 on the chunks of any stream, complete or ended by an error event. */
+/** docs/contract.md#clean-dialect on the chunks of any stream, complete or ended by an error event. */
 export function checkChunks(events: ParsedEvents, want: StreamExpectations): StreamResult {
   const field = want.reasoningField ?? 'reasoning_content';
   const deltaKeys = new Set(['role', 'content', field, 'tool_calls', 'refusal']);

@@ -125,7 +125,9 @@ FORMATS: dict[str, dict] = {
         "template": "meta-llama-Llama-3.3-70B-Instruct.jinja",
         "control": ["<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>",
                     "<|eom_id|>", "<|python_tag|>"],
-        # "Environment: ipython" is in every system prompt with tools: a result is the ipython role's header
+        # "Environment: ipython" is in every system prompt with tools: a result is the ipython role's
+        # header. The model writes its call whole and knows one name: offered other tools, it
+        # calls get_weather all the same, and the parser fails the stream (docs/llamacpp-real.md)
         "user": ["ipython<|end_header_id|>", "Given the following functions"],
         "bos": "<|begin_of_text|>", "eos": "<|eot_id|>", "eom": "<|eom_id|>", "pad": "<|end_of_text|>", "add_bos": True,
         "scripts": [["\n\n", *ANSWER, "<|eot_id|>"]],

@@ -33,6 +33,13 @@ const UNSUPPORTED_CONTENT_WORDINGS: readonly RegExp[] = [
   /only 'text' content type is supported/i,
 ];
 
+/**
+ * llama.cpp's 500 when the model's chat template raises on the conversation (Mistral-family
+ * templates refuse two user messages in a row, as Codex CLI sends them; docs/llamacpp-real.md):
+ * the request's shape, not the server, and a resend fails the same way.
+ */
+const TEMPLATE_REFUSAL_WORDINGS: readonly RegExp[] = [/Jinja Exception/i];
+
 /** mlx-vlm's 502 for a summary that ran out of output: a resend fails the same way. */
 const NOT_RETRYABLE_WORDINGS: readonly RegExp[] = [/compaction summary hit its output limit/i];
 
@@ -109,6 +116,14 @@ export function mapUpstreamError(input: MapUpstreamErrorInput): SvirError {
 
   if (serverMessage !== null && UNSUPPORTED_CONTENT_WORDINGS.some((wording) => wording.test(serverMessage))) {
     return new SvirError('unsupported_content', { ...base, param: 'messages', message: `${prefix}: ${said}` });
+  }
+
+  if (serverMessage !== null && TEMPLATE_REFUSAL_WORDINGS.some((wording) => wording.test(serverMessage))) {
+    return new SvirError('invalid_request', {
+      ...base,
+      param: 'messages',
+      message: `${prefix}: the model's chat template refused the conversation: ${said}`,
+    });
   }
 
   if (serverMessage !== null && NOT_RETRYABLE_WORDINGS.some((wording) => wording.test(serverMessage))) {

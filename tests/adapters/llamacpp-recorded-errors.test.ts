@@ -30,6 +30,11 @@ const recorded = new Map(
 const EXPECTED: Record<string, { status: number; code: string; words: string[] }> = {
   'llamacpp-v0.5.0-overflow': { status: 400, code: 'context_length_exceeded', words: ['maximum context length', '512 tokens', '2730'] },
   'llamacpp-v0.5.0-image': { status: 400, code: 'unsupported_content', words: ['real-llama'] },
+  'llamacpp-v0.5.0-ministral-3-two-users': {
+    status: 400,
+    code: 'invalid_request',
+    words: ['real-llama', 'chat template refused the conversation', 'roles must alternate'],
+  },
 };
 
 function record(name: string): z.infer<typeof recordSchema> {

@@ -14,11 +14,15 @@
  *   after another: a call waits until every lower index was seen and every earlier call is
  *   complete (its arguments parse as JSON), or the stream ends, since many clients read calls in
  *   sequence;
- * - output indices run 0..n-1 in the order the calls went out; ids are non-empty and unique.
+ * - output indices run 0..n-1 in the order the calls went out; ids are non-empty and unique;
+ * - a piece that repeats a call's arguments whole once they are one whole JSON value (a parser
+ *   that re-sends them at the end, docs/llamacpp-real.md) is dropped: nothing can follow a whole
+ *   value, so the repeat can only be that, and joined it would make the arguments unreadable.
  *
  * `add` only records; `drain` sends what may go now; `finish` sends everything left. A stream
  * without calls costs `drain` two comparisons per event.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { CleanToolCallDelta } from './clean-chunk.js';
 import { createJsonEndScanner, type JsonEndScanner } from './json-end-scanner.js';
 
@@ -110,7 +114,19 @@ export class ToolCallAssembler {
     if (piece.id !== undefined && piece.id.length > 0 && call.id.length === 0) call.id = piece.id;
     // Once a call went out its name is final: it was a whole declared name, nothing can extend it.
     if (piece.name !== undefined && !call.started) call.name += piece.name;
-    if (piece.arguments !== undefined) call.args += piece.arguments;
+    if (piece.arguments !== undefined && !this.repeatsWholeArguments(call, piece.arguments)) call.args += piece.arguments;
+  }
+
+  /** The piece is the call's whole arguments again, sent after they were complete. */
+  private repeatsWholeArguments(call: Call, more: string): boolean {
+    if (more.trim().length === 0 || !this.isComplete(call)) return false;
+    if (more.trim() === call.args.trim()) return true;
+    // The same value written another way (spacing, key order kept): compared as parsed JSON.
+    try {
+      return isDeepStrictEqual(JSON.parse(more), JSON.parse(call.args));
+    } catch {
+      return false;
+    }
   }
 
   /** Sends what the rules allow now. */

@@ -316,4 +316,23 @@ describe('wholeToolNames', () => {
     expect([...wholeToolNames(['read', 'read_file', 'write', 'lookup', ''])].sort()).toEqual(['lookup', 'read_file', 'write']);
     expect([...wholeToolNames(['a', 'a'])]).toEqual(['a']);
   });
+
+  describe('arguments re-sent whole (docs/llamacpp-real.md)', () => {
+    const streamed = [[{ index: 0, id: 'c1', name: 'get_time', arguments: '{"tz":' }], [{ index: 0, arguments: '"UTC"}' }]];
+
+    it.each([
+      ['as they were', '{"tz":"UTC"}'],
+      ['with other spacing', ' { "tz": "UTC" }\n'],
+    ])('drops a repeat of the whole arguments %s once they are complete', (_, repeat) => {
+      const { perEvent, atFinish } = assemble(['get_time'], [...streamed, [{ index: 0, arguments: repeat }]]);
+      expect(joinCalls([...perEvent.flat(), ...atFinish])).toEqual([{ id: 'c1', name: 'get_time', arguments: '{"tz":"UTC"}' }]);
+    });
+
+    it('keeps a piece that is not the same value, and anything before the arguments are complete', () => {
+      const other = assemble(['get_time'], [...streamed, [{ index: 0, arguments: '{"tz":"CET"}' }]]);
+      expect(joinCalls([...other.perEvent.flat(), ...other.atFinish])[0]?.arguments).toBe('{"tz":"UTC"}{"tz":"CET"}');
+      const early = assemble(['get_time'], [[{ index: 0, id: 'c1', name: 'get_time', arguments: '{"a":{"a":1}' }], [{ index: 0, arguments: '{"a":1}' }]]);
+      expect(joinCalls([...early.perEvent.flat(), ...early.atFinish])[0]?.arguments).toBe('{"a":{"a":1}{"a":1}');
+    });
+  });
 });

@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { llamacppAdapter } from '../../src/adapters/llamacpp.js';
-import { MODELS, startRealLlamaServer, type RealLlamaServer } from '../../tests/real/llama-server.js';
+import { startRealLlamaServer, type RealLlamaServer } from '../../tests/real/llama-server.js';
 import {
   FIXTURE_PREFIX,
   LLAMACPP_VERSION,
@@ -49,11 +49,17 @@ async function main(): Promise<void> {
   const only = new Set(process.argv.slice(2));
   const wanted = (c: RecordedCase) => only.size === 0 || only.has(c.name);
   const servers = new Map<ServerVariant, RealLlamaServer>();
+  // One server at a time: the cases come grouped by variant.
   const serverFor = async (variant: ServerVariant) => {
     let server = servers.get(variant);
     if (server === undefined) {
-      const { model, args } = SERVER_ARGS[variant];
-      server = await startRealLlamaServer(MODELS[model], args);
+      for (const [other, running] of servers) {
+        servers.delete(other);
+        await running.stop();
+      }
+      const settings = SERVER_ARGS[variant];
+      if (settings === undefined) throw new Error(`no server variant ${variant}`);
+      server = await startRealLlamaServer(settings.model, settings.args);
       servers.set(variant, server);
     }
     return server;

@@ -164,6 +164,8 @@ export function splitAtSeededOffsets(bytes: Uint8Array, seed: number): Uint8Arra
   return pieces;
 }
 
+const reasoningMarkersSchema = z.strictObject({ open: z.string().min(1), close: z.string().min(1) });
+
 const fixtureSpecSchema = z.strictObject({
   /** What the fixture shows, for the test's name. */
   description: z.string().min(1),
@@ -177,6 +179,8 @@ const fixtureSpecSchema = z.strictObject({
       logprobs: z.boolean(),
       structuredOutput: z.boolean(),
       reasoningTags: z.enum(['auto', 'open', 'off']),
+      // The marker pairs the adapter names (the llama.cpp recordings carry llamacpp's).
+      reasoningMarkers: z.tuple([reasoningMarkersSchema], reasoningMarkersSchema),
       reasoningOff: z.boolean(),
       reasoningField: z.string(),
     })

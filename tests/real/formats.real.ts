@@ -12,6 +12,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codexVersion, runCodexExec } from '../clients/harness/codex-cli.js';
 import { changesOf, readCleanStream } from '../e2e/backends-rig.js';
 import { REAL_FORMATS, type RealFormat } from './formats.js';
 import { formatModel, startRealLlamaServer, type RealLlamaServer } from './llama-server.js';
@@ -38,7 +39,8 @@ describe.each(REAL_FORMATS)('$name', (format: RealFormat) => {
 
   beforeAll(async () => {
     [server, raw] = await Promise.all([
-      startRealLlamaServer(formatModel(format.name), ['-c', '4096']),
+      // 64k: Codex CLI's first request is ~22,000 of the tiny models' tokens.
+      startRealLlamaServer(formatModel(format.name), ['-c', '65536']),
       format.reasons ? startRealLlamaServer(formatModel(format.name), ['--reasoning-format', 'none']) : Promise.resolve(undefined),
     ]);
     svir = await startSvirFront([
@@ -168,4 +170,44 @@ describe.each(REAL_FORMATS)('$name', (format: RealFormat) => {
   it('x-svir-changes names nothing for a plain answer', async () => {
     expect(changesOf(await chat({ stream: true, messages: sayHi, max_tokens: 60 }))).toEqual([]);
   });
+
+  it(
+    `Codex CLI end to end (codex exec, sealed off): its ~22,000-token first request ${
+      {
+        'call-then-answer': 'gets a call, Codex runs it, then the answer',
+        answer: 'gets the answer',
+        'template-refuses': 'refused by the template: a 400 that says so',
+        'unknown-tool-fails': 'gets a call of a tool Codex lacks, which the parser fails: a 502 that says so',
+      }[format.codex]
+    }`,
+    async () => {
+      expect(await codexVersion()).toMatch(/^codex-cli \d+\.\d+\.\d+/);
+      const run = await runCodexExec({ baseURL: `${svir.process.url}/v1`, apiKey: 'unused', model, prompt: 'Say hi.', timeoutMs: 150_000 });
+      const transcript = `exit ${String(run.exitCode)}${run.timedOut ? ' (timed out)' : ''}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+      expect(run.timedOut, transcript).toBe(false);
+      expect(run.strayConnections).toEqual([]);
+      if (format.codex === 'template-refuses' || format.codex === 'unknown-tool-fails') {
+        expect(run.exitCode, transcript).not.toBe(0);
+        const failed = run.events.find((event) => event.type === 'turn.failed');
+        if (format.codex === 'template-refuses') {
+          expect(failed?.error?.message, transcript).toContain('chat template refused the conversation');
+          expect(failed?.error?.message).toContain('invalid_request');
+        } else {
+          expect(failed?.error?.message, transcript).toContain('failed inside the stream');
+          expect(failed?.error?.message).toContain('does not match the expected peg-native format');
+        }
+        return;
+      }
+      expect(run.exitCode, transcript).toBe(0);
+      expect(run.events.map((event) => event.type), transcript).toContain('turn.completed');
+      expect(run.lastMessage, transcript).toBe(TINY_ANSWER);
+      // Two model turns when the first was a call: each shows its reasoning, or, for a format
+      // without reasoning, the command Codex ran in between.
+      const turns = format.reasons
+        ? run.items.filter((item) => item.type === 'reasoning').length
+        : 1 + run.items.filter((item) => item.type === 'command_execution').length;
+      expect(turns, transcript).toBe(format.codex === 'call-then-answer' ? 2 : 1);
+    },
+    200_000,
+  );
 });

@@ -11,18 +11,30 @@ export interface RealFormat {
   reasons: boolean;
   /** With tool_choice auto and tools offered the model calls: its template shows it the tools. */
   callsOnItsOwn: boolean;
-  /** A max_tokens that ends inside a required call's arguments. */
+  /**
+   * A max_tokens that ends inside a required call's arguments (seed 42). Llama 3.3's arguments
+   * are one token: its cut comes after them, before the end of the turn.
+   */
   cutCallAt: number;
+  /**
+   * What Codex CLI's first turn gets: a call (of one of Codex's tools, arguments from the
+   * grammar) that Codex runs before the model answers; the answer at once; the template's
+   * refusal of Codex's two user messages in a row; or a call of a tool Codex does not have,
+   * which the parser fails.
+   */
+  codex: 'call-then-answer' | 'answer' | 'template-refuses' | 'unknown-tool-fails';
 }
 
 export const REAL_FORMATS: readonly RealFormat[] = [
-  { name: 'gpt-oss', reasons: true, callsOnItsOwn: true, cutCallAt: 14 },
-  { name: 'qwen3-coder', reasons: false, callsOnItsOwn: true, cutCallAt: 6 },
-  { name: 'glm-4.6', reasons: true, callsOnItsOwn: true, cutCallAt: 12 },
+  { name: 'gpt-oss', reasons: true, callsOnItsOwn: true, cutCallAt: 21, codex: 'call-then-answer' },
+  { name: 'qwen3-coder', reasons: false, callsOnItsOwn: true, cutCallAt: 12, codex: 'call-then-answer' },
+  { name: 'glm-4.6', reasons: true, callsOnItsOwn: true, cutCallAt: 20, codex: 'call-then-answer' },
   // The template of the llama.cpp tree writes no tools into the prompt: the model cannot know of
   // them. Under required it writes its whole answer first (as Qwen3 does), then the call.
-  { name: 'deepseek-v3.1', reasons: true, callsOnItsOwn: false, cutCallAt: 24 },
-  { name: 'ministral-3', reasons: true, callsOnItsOwn: true, cutCallAt: 12 },
-  // The call is written whole in a few tokens (no grammar under auto): two end inside it.
-  { name: 'llama-3.3', reasons: false, callsOnItsOwn: true, cutCallAt: 2 },
+  { name: 'deepseek-v3.1', reasons: true, callsOnItsOwn: false, cutCallAt: 24, codex: 'answer' },
+  // Its template raises on two user messages in a row.
+  { name: 'ministral-3', reasons: true, callsOnItsOwn: true, cutCallAt: 19, codex: 'template-refuses' },
+  // The call is written whole in a few tokens (no grammar under auto). The model knows one
+  // name, get_weather, and calls it whatever tools are offered.
+  { name: 'llama-3.3', reasons: false, callsOnItsOwn: true, cutCallAt: 3, codex: 'unknown-tool-fails' },
 ];

@@ -13,18 +13,33 @@ import { chatRequestSchema } from '../../src/requests/chat-request.js';
 import { backendSchema, configSchema } from '../../src/config/schema.js';
 import { normalizeBaseUrl } from '../../src/config/normalize-base-url.js';
 import { buildStreamContext } from '../../src/routes/build-stream-context.js';
+import { REAL_FORMATS, type RealFormat } from './formats.js';
+import { formatModel, MODELS } from './llama-server.js';
 
 /** The llama.cpp release the fixtures come from (as node-llama-cpp@3.22.1 bundles it). */
 export const LLAMACPP_VERSION = 'v0.5.0';
 export const FIXTURE_PREFIX = `llamacpp-${LLAMACPP_VERSION}-`;
 
-/** Which server answers: the default model, the tool-aware one, or think tags left in content. */
-export type ServerVariant = 'plain' | 'toolAware' | 'thinkInContent';
+/**
+ * Which server answers: the default Qwen3 model, the tool-aware one, or think tags left in
+ * content; or a chat format's model (tests/real/formats.ts), as it is (`<format>`) or with
+ * `--reasoning-format none` (`<format>-raw`).
+ */
+export type ServerVariant = string;
 
-export const SERVER_ARGS: Record<ServerVariant, { model: 'plain' | 'toolAware'; args: string[] }> = {
-  plain: { model: 'plain', args: [] },
-  toolAware: { model: 'toolAware', args: [] },
-  thinkInContent: { model: 'plain', args: ['--reasoning-format', 'none'] },
+const formatServers = Object.fromEntries(
+  REAL_FORMATS.flatMap((format) => [
+    [format.name, { model: formatModel(format.name), args: ['-c', '4096'] }],
+    [`${format.name}-raw`, { model: formatModel(format.name), args: ['-c', '4096', '--reasoning-format', 'none'] }],
+  ]),
+);
+
+/** Each variant's model file and extra llama-server arguments. */
+export const SERVER_ARGS: Record<ServerVariant, { model: string; args: string[] }> = {
+  plain: { model: MODELS.plain, args: [] },
+  toolAware: { model: MODELS.toolAware, args: [] },
+  thinkInContent: { model: MODELS.plain, args: ['--reasoning-format', 'none'] },
+  ...formatServers,
 };
 
 export const weatherTool = {
@@ -90,7 +105,8 @@ export const CLIENT_MODEL = 'tiny';
 
 const base = { model: CLIENT_MODEL, seed: 42, stream: true };
 
-export const RECORDED_CASES: readonly RecordedCase[] = [
+/** The Qwen3 model's streams. */
+const QWEN3_CASES: readonly RecordedCase[] = [
   {
     name: 'plain',
     description: 'a plain streamed answer: reasoning_content one token per chunk, then content, timings on the finish chunk',
@@ -185,6 +201,88 @@ export const RECORDED_CASES: readonly RecordedCase[] = [
   },
 ];
 
+const afterResult = [
+  ...askWeather,
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"c"}' } }],
+  },
+  { role: 'tool', tool_call_id: 'call_1', content: '{"temperature":21}' },
+];
+
+/** Each chat format's streams (docs/llamacpp-real.md, "Chat formats"). */
+function formatCases(format: RealFormat): RecordedCase[] {
+  const tools = [weatherTool, timeTool];
+  const f = format.name;
+  const cases: RecordedCase[] = [
+    { name: `${f}-plain`, description: `${f}: a plain streamed answer`, server: f, request: { ...base, messages: sayHi, max_tokens: 60 } },
+    {
+      name: `${f}-auto`,
+      description: `${f}: tool_choice auto, ${format.callsOnItsOwn ? 'a call in its syntax' : 'an answer (the template shows no tools)'}`,
+      server: f,
+      request: { ...base, messages: askWeather, tools, max_tokens: 200 },
+    },
+    {
+      name: `${f}-required`,
+      description: `${f}: tool_choice required, one whole call`,
+      server: f,
+      request: { ...base, messages: askWeather, tools, tool_choice: 'required', max_tokens: 200 },
+    },
+    {
+      name: `${f}-required-cut`,
+      description: `${f}: max_tokens ${format.cutCallAt} ends inside a required call: finish length`,
+      server: f,
+      request: { ...base, messages: askWeather, tools, tool_choice: 'required', max_tokens: format.cutCallAt },
+    },
+    {
+      name: `${f}-after-result`,
+      description: `${f}: a tool result sent back, then an answer`,
+      server: f,
+      request: { ...base, messages: afterResult, tools, max_tokens: 200 },
+    },
+  ];
+  if (format.name === 'glm-4.6' || format.name === 'deepseek-v3.1') {
+    cases.push({
+      name: `${f}-effort-none`,
+      description: `${f}: reasoning_effort none, which the server turns into enable_thinking false: its template closes the think block in the prompt, the answer alone`,
+      server: f,
+      request: { ...base, messages: sayHi, max_tokens: 60, reasoning_effort: 'none' },
+    });
+  }
+  if (format.name === 'llama-3.3') {
+    cases.push({
+      name: `${f}-unknown-tool`,
+      description: `${f}: offered get_time alone, the model calls get_weather: the parser fails the stream`,
+      server: f,
+      request: { ...base, messages: askWeather, tools: [timeTool], max_tokens: 60 },
+    });
+  }
+  if (format.reasons) {
+    cases.push(
+      {
+        name: `${f}-raw-plain`,
+        description: `${f} with --reasoning-format none: its reasoning markers in content, split by svir`,
+        server: `${f}-raw`,
+        request: { ...base, messages: sayHi, max_tokens: 60 },
+      },
+      {
+        name: `${f}-raw-required`,
+        description: `${f} with --reasoning-format none and tool_choice required: the markers in content, then the call`,
+        server: `${f}-raw`,
+        request: { ...base, messages: askWeather, tools, tool_choice: 'required', max_tokens: 200 },
+      },
+    );
+  }
+  return cases;
+}
+
+/** The streams of every chat format's model. */
+export const FORMAT_CASES: readonly RecordedCase[] = REAL_FORMATS.flatMap(formatCases);
+
+/** Every recorded stream. */
+export const RECORDED_CASES: readonly RecordedCase[] = [...QWEN3_CASES, ...FORMAT_CASES];
+
 /** Answers that are not a stream: kept as status, headers and body. */
 export const RECORDED_HTTP_CASES: readonly RecordedCase[] = [
   {
@@ -198,6 +296,12 @@ export const RECORDED_HTTP_CASES: readonly RecordedCase[] = [
     description: 'an image without a projector (mmproj)',
     server: 'plain',
     request: { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'What is it?' }, { type: 'image_url', image_url: { url: PNG_DATA_URL } }] }] },
+  },
+  {
+    name: 'ministral-3-two-users',
+    description: "two user messages in a row (Codex CLI's environment, then its prompt): Ministral 3's template raises, a 500 with the Jinja exception",
+    server: 'ministral-3',
+    request: { ...base, messages: [{ role: 'user', content: 'Here is some context.' }, ...sayHi] },
   },
 ];
 

@@ -6,12 +6,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { llamacppAdapter } from '../../src/adapters/llamacpp.js';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
 import { runFixture } from '../helpers/replay-fixture.js';
-import { MODELS, startRealLlamaServer, type RealLlamaServer } from './llama-server.js';
+import { startRealLlamaServer, type RealLlamaServer } from './llama-server.js';
 import {
   FIXTURE_PREFIX,
   RECORDED_CASES,
@@ -23,23 +23,33 @@ import {
 } from './recorded-cases.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
+/**
+ * One server per variant, started when a case first needs it; the cases come grouped by variant,
+ * so a variant's server stops once the next one's case comes (a few servers at a time at most on
+ * the shared machine).
+ */
 const servers = new Map<ServerVariant, RealLlamaServer>();
 
-beforeAll(async () => {
-  const variants = Object.keys(SERVER_ARGS) as ServerVariant[];
-  const started = await Promise.all(
-    variants.map((variant) => startRealLlamaServer(MODELS[SERVER_ARGS[variant].model], SERVER_ARGS[variant].args)),
-  );
-  variants.forEach((variant, i) => servers.set(variant, started[i] as RealLlamaServer));
-});
+async function serverFor(variant: ServerVariant): Promise<RealLlamaServer> {
+  const running = servers.get(variant);
+  if (running !== undefined) return running;
+  for (const [other, server] of servers) {
+    servers.delete(other);
+    await server.stop();
+  }
+  const args = SERVER_ARGS[variant];
+  if (args === undefined) throw new Error(`no server variant ${variant}`);
+  const server = await startRealLlamaServer(args.model, args.args);
+  servers.set(variant, server);
+  return server;
+}
 
 afterAll(async () => {
   await Promise.all([...servers.values()].map((server) => server.stop()));
 });
 
 async function sendLive(recorded: RecordedCase) {
-  const server = servers.get(recorded.server);
-  if (server === undefined) throw new Error(`no ${recorded.server} server`);
+  const server = await serverFor(recorded.server);
   const { call, ctx } = upstreamCall(recorded, `${server.url}/v1`);
   const response = await fetch(call.url, {
     method: 'POST',

@@ -81,3 +81,20 @@ export function encodePartDone(
     `event: response.content_part.done\ndata: {"type":"response.content_part.done","sequence_number":${next},${at},"part":{"type":"refusal","refusal":${json}}}\n\n`
   );
 }
+
+/** `response.output_item.added` for an assistant message (in progress, no content yet). */
+export function encodeMessageAdded(sequence: number, outputIndex: number, itemId: string): string {
+  return (
+    `event: response.output_item.added\ndata: {"type":"response.output_item.added","sequence_number":${sequence},"output_index":${outputIndex},` +
+    `"item":{"id":${JSON.stringify(itemId)},"type":"message","role":"assistant","status":"in_progress","content":[]}}\n\n`
+  );
+}
+
+/** `response.content_part.added` for a message's empty output_text or refusal part. */
+export function encodePartAdded(kind: 'text' | 'refusal', sequence: number, itemId: string, outputIndex: number, contentIndex: number): string {
+  const part = kind === 'text' ? '{"type":"output_text","text":"","annotations":[]}' : '{"type":"refusal","refusal":""}';
+  return (
+    `event: response.content_part.added\ndata: {"type":"response.content_part.added","sequence_number":${sequence},` +
+    `"item_id":${JSON.stringify(itemId)},"output_index":${outputIndex},"content_index":${contentIndex},"part":${part}}\n\n`
+  );
+}

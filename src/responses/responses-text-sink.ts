@@ -1,8 +1,9 @@
 /**
  * The streamed Responses answer as its wire text: the events responses-stream-sink.ts orders,
  * each `encodeResponsesEvent(event)`'s bytes. Speed: the events that come once per token (the
- * deltas) or that repeat what was already serialized (a closed item, the whole response, a
- * part's closing pair) are written here from JSON made once, without event objects
+ * deltas), those every answer's message has (its item and part added), and those that repeat
+ * what was already serialized (a closed item, the whole response, a part's closing pair) are
+ * written here from constant pieces and JSON made once, without event objects
  * (encode-responses-event.ts); tests/responses/ compare every output with the event objects'
  * JSON.stringify on every fixture.
  */
@@ -11,6 +12,8 @@ import {
   deltaPlace,
   encodeDelta,
   encodeItemDoneEvent,
+  encodeMessageAdded,
+  encodePartAdded,
   encodePartDone,
   encodeResponseEvent,
   encodeResponsesEvent,
@@ -63,9 +66,17 @@ export class ResponsesTextSink extends ResponsesStreamSink<string> {
     this.text += encodeDelta(type, this.next(), this.place, text);
   }
 
+  override openMessage(item: number): void {
+    const draft = this.draft;
+    draft.openMessage(item);
+    this.text += encodeMessageAdded(this.next(), item, draft.itemId);
+  }
+
   override openPart(kind: PartKind, part: number): void {
-    super.openPart(kind, part);
-    this.place = deltaPlace(this.draft.itemId, this.draft.itemIndex, { key: 'content_index', value: part });
+    const draft = this.draft;
+    draft.openPart(kind, part);
+    this.text += encodePartAdded(kind, this.next(), draft.itemId, draft.itemIndex, part);
+    this.place = deltaPlace(draft.itemId, draft.itemIndex, { key: 'content_index', value: part });
   }
 
   override partDelta(kind: PartKind, text: string): void {

@@ -54,32 +54,35 @@ export function encodeItemDoneEvent(sequence: number, outputIndex: number, item:
   return `event: response.output_item.done\ndata: {"type":"response.output_item.done","sequence_number":${sequence},"output_index":${outputIndex},"item":${item}}\n\n`;
 }
 
+/** A message part's JSON, its text given as JSON: its closing events and its message repeat it. */
+export function encodePart(kind: 'text' | 'refusal', textJson: string): string {
+  return kind === 'text' ? `{"type":"output_text","text":${textJson},"annotations":[]}` : `{"type":"refusal","refusal":${textJson}}`;
+}
+
 /**
  * A message part's two closing events, `output_text.done` (or `refusal.done`) and
- * `content_part.done` (sequence numbers `sequence` and `next`), with its whole text serialized
- * once for both.
+ * `content_part.done` (sequence numbers `sequence` and `next`), from its text's JSON and its
+ * own (encodePart).
  */
 export function encodePartDone(
   kind: 'text' | 'refusal',
   sequence: number,
   next: number,
-  itemId: string,
-  outputIndex: number,
-  contentIndex: number,
-  text: string,
+  at: { itemId: string; outputIndex: number; contentIndex: number },
+  textJson: string,
+  partJson: string,
 ): string {
-  const at = `"item_id":${JSON.stringify(itemId)},"output_index":${outputIndex},"content_index":${contentIndex}`;
-  const json = JSON.stringify(text);
-  if (kind === 'text') {
-    return (
-      `event: response.output_text.done\ndata: {"type":"response.output_text.done","sequence_number":${sequence},${at},"text":${json},"logprobs":[]}\n\n` +
-      `event: response.content_part.done\ndata: {"type":"response.content_part.done","sequence_number":${next},${at},"part":{"type":"output_text","text":${json},"annotations":[]}}\n\n`
-    );
-  }
-  return (
-    `event: response.refusal.done\ndata: {"type":"response.refusal.done","sequence_number":${sequence},${at},"refusal":${json}}\n\n` +
-    `event: response.content_part.done\ndata: {"type":"response.content_part.done","sequence_number":${next},${at},"part":{"type":"refusal","refusal":${json}}}\n\n`
-  );
+  const place = `"item_id":${JSON.stringify(at.itemId)},"output_index":${at.outputIndex},"content_index":${at.contentIndex}`;
+  const done =
+    kind === 'text'
+      ? `event: response.output_text.done\ndata: {"type":"response.output_text.done","sequence_number":${sequence},${place},"text":${textJson},"logprobs":[]}\n\n`
+      : `event: response.refusal.done\ndata: {"type":"response.refusal.done","sequence_number":${sequence},${place},"refusal":${textJson}}\n\n`;
+  return `${done}event: response.content_part.done\ndata: {"type":"response.content_part.done","sequence_number":${next},${place},"part":${partJson}}\n\n`;
+}
+
+/** A closed message item's JSON, from its parts' JSON (encodePart), joined by commas. */
+export function encodeMessageItem(itemId: string, status: string, partsJson: string): string {
+  return `{"id":${JSON.stringify(itemId)},"type":"message","role":"assistant","status":${JSON.stringify(status)},"content":[${partsJson}]}`;
 }
 
 /** `response.output_item.added` for an assistant message (in progress, no content yet). */

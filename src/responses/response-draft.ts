@@ -204,6 +204,11 @@ export class ResponseDraft implements ItemSink<ResponseError> {
     return `${json}}`;
   }
 
+  /** The JSON of closed item `index` as a sink already made it (the same bytes as JSON.stringify's). */
+  knowItemJson(index: number, json: string): void {
+    this.itemJson[index] = json;
+  }
+
   /** The JSON of closed item `index`, made once. */
   outputItemJson(index: number): string {
     let json = this.itemJson[index];

@@ -7,12 +7,14 @@
  * (encode-responses-event.ts); tests/responses/ compare every output with the event objects'
  * JSON.stringify on every fixture.
  */
-import type { PartKind } from '../items/item-sink.js';
+import type { ItemStatus, PartKind } from '../items/item-sink.js';
 import {
   deltaPlace,
   encodeDelta,
   encodeItemDoneEvent,
   encodeMessageAdded,
+  encodeMessageItem,
+  encodePart,
   encodePartAdded,
   encodePartDone,
   encodeResponseEvent,
@@ -25,6 +27,8 @@ export class ResponsesTextSink extends ResponsesStreamSink<string> {
   private text = '';
   /** deltaPlace of the open item's deltas: a reasoning item's summary or content, a message's open part, a call. */
   private place = '';
+  /** The open message's closed parts, as JSON joined by commas. */
+  private partsJson = '';
 
   take(): string {
     const text = this.text;
@@ -87,7 +91,20 @@ export class ResponsesTextSink extends ResponsesStreamSink<string> {
   override closePart(kind: PartKind, text: string): void {
     const draft = this.draft;
     draft.closePart(kind, text);
-    this.text += encodePartDone(kind, this.next(), this.next(), draft.itemId, draft.itemIndex, draft.partIndex, text);
+    // The text is serialized once, for the part's two closing events and its message item.
+    const textJson = JSON.stringify(text);
+    const partJson = encodePart(kind, textJson);
+    this.partsJson = this.partsJson === '' ? partJson : `${this.partsJson},${partJson}`;
+    const at = { itemId: draft.itemId, outputIndex: draft.itemIndex, contentIndex: draft.partIndex };
+    this.text += encodePartDone(kind, this.next(), this.next(), at, textJson, partJson);
+  }
+
+  override closeMessage(status: ItemStatus): void {
+    const draft = this.draft;
+    draft.closeMessage(status);
+    draft.knowItemJson(draft.itemIndex, encodeMessageItem(draft.itemId, status, this.partsJson));
+    this.partsJson = '';
+    this.emitItemDone();
   }
 
   override openCall(item: number, callId: string, name: string): void {

@@ -26,6 +26,12 @@ export function registerJsonParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
     const body = typeof raw === 'string' ? raw : raw.toString('utf8');
+    // A method that takes no body (DELETE, GET) may still say application/json, as the API
+    // reference's own `curl -X DELETE` example does: nothing to parse is no body, not a 400.
+    if (request.method !== 'POST' && body.trim().length === 0) {
+      done(null, undefined);
+      return;
+    }
     if (exceedsJsonDepth(body, MAX_JSON_DEPTH)) {
       done(new SvirError('invalid_request', { message: `The request body nests deeper than ${MAX_JSON_DEPTH} levels.` }), undefined);
       return;

@@ -70,6 +70,8 @@ export const responsesRequestSchema = z.looseObject({
   conversation: z.unknown().optional(),
   prompt: z.unknown().optional(),
   top_logprobs: z.number().int().min(0).nullish(),
+  /** Bounds built-in tool calls (none run here): noted, not sent. */
+  max_tool_calls: z.number().int().min(0).nullish(),
   context_management: z.unknown().optional(),
 });
 

@@ -9,7 +9,7 @@ import { SvirError } from '../../src/errors.js';
 import { readInputItems } from '../../src/responses/read-input-items.js';
 import { resolveInputItems } from '../../src/responses/resolve-input-items.js';
 import { responsesRequestSchema } from '../../src/responses/responses-request.js';
-import { toChatRequest, type TranslatedRequest } from '../../src/responses/to-chat-request.js';
+import { CHAT_NAMES, READ_FIELDS, toChatRequest, type TranslatedRequest } from '../../src/responses/to-chat-request.js';
 import type { InputItem } from '../../src/responses/input-item.js';
 
 function translate(body: Record<string, unknown>, lookup: (id: string) => InputItem | undefined = () => undefined): TranslatedRequest {
@@ -403,18 +403,48 @@ describe('the other fields', () => {
     ]);
   });
 
-  it('a chat field the client passed on /v1/responses is read by the chat schema, and what svir sets wins over it', () => {
-    const passed = translate({
-      input: 'x',
-      n: 1,
-      max_tokens: 5,
-      messages: [{ role: 'user', content: 'not this' }],
-      response_format: { type: 'text' },
-      text: { format: { type: 'json_object' } },
-      verbosity: 'high',
-    });
-    expect(passed.chat).toMatchObject({ n: 1, max_tokens: 5, messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_object' }, verbosity: 'high' });
-    expect(JSON.stringify(passed.chat)).toBe(JSON.stringify(chatRequestSchema.parse(passed.chat)));
-    expect(() => translate({ input: 'x', n: 2 })).toThrow(/translated chat request is invalid/);
+  it.each<[string, Record<string, unknown>, string, RegExp]>([
+    ['n: 2', { n: 2 }, 'n', /n is not supported: a response has one output/],
+    ['n: "1"', { n: '1' }, 'n', /only n = 1/],
+    ['logprobs: true', { logprobs: true }, 'logprobs', /does not return logprobs/],
+    ['max_tokens: -1', { max_tokens: -1 }, 'max_tokens', /max_tokens is a Chat Completions field; on \/v1\/responses it is max_output_tokens/],
+    ['max_tokens: 5', { max_tokens: 5 }, 'max_tokens', /it is max_output_tokens/],
+    ['max_completion_tokens', { max_completion_tokens: 5 }, 'max_completion_tokens', /it is max_output_tokens/],
+    ['messages', { messages: [{ role: 'user', content: 'not this' }] }, 'messages', /it is input/],
+    ['response_format', { response_format: { type: 'json_object' } }, 'response_format', /it is text\.format/],
+    ['reasoning_effort', { reasoning_effort: 'low' }, 'reasoning_effort', /it is reasoning\.effort/],
+    ['verbosity', { verbosity: 'high' }, 'verbosity', /it is text\.verbosity/],
+    ['functions', { functions: [] }, 'functions', /it is tools/],
+    ['function_call', { function_call: 'auto' }, 'function_call', /it is tool_choice/],
+  ])('a chat field the client sent that /v1/responses does not take is a 400 naming it (%s)', (_name, body, param, message) => {
+    const err = refusal({ input: 'x', ...body });
+    expect(err).toMatchObject({ code: 'invalid_request', status: 400, param });
+    expect(err.message).toMatch(message);
+  });
+
+  it('n: 1 and logprobs: false change nothing and are not sent', () => {
+    const out = translate({ input: 'x', n: 1, logprobs: false });
+    expect(out.chat).not.toHaveProperty('n');
+    expect(out.chat).not.toHaveProperty('logprobs');
+    expect(out.notes).toEqual([]);
+    expect(translate({ input: 'x', n: null, logprobs: null }).chat).not.toHaveProperty('n');
+  });
+
+  it('max_tool_calls bounds built-in tools, which svir does not run: noted, not sent; a bad one is refused by the schema', () => {
+    const out = translate({ input: 'x', max_tool_calls: 3 });
+    expect(out.chat).not.toHaveProperty('max_tool_calls');
+    expect(out.notes).toEqual(['max_tool_calls not sent (it bounds built-in tool calls, which svir does not run)']);
+    expect(responsesRequestSchema.safeParse({ model: 'm', input: 'x', max_tool_calls: -1 }).success).toBe(false);
+  });
+
+  it('every field the chat schema reads is a Responses field read, a chat name refused, or n/logprobs: none is passed from the client', () => {
+    const handled = new Set([...READ_FIELDS, ...CHAT_NAMES.keys(), 'n', 'logprobs']);
+    for (const field of Object.keys(chatRequestSchema.shape)) expect(handled.has(field), field).toBe(true);
+  });
+
+  it('other fields with a chat meaning (vendor sampling) are passed on as the chat route passes them', () => {
+    const out = translate({ input: 'x', top_k: 20, seed: 3, stop: ['END'], chat_template_kwargs: { enable_thinking: false } });
+    expect(out.chat).toMatchObject({ top_k: 20, seed: 3, stop: ['END'], chat_template_kwargs: { enable_thinking: false } });
+    expect(out.notes).toEqual([]);
   });
 });

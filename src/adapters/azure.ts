@@ -43,7 +43,7 @@ export const azureAdapter: Adapter = {
   defaultReasoningTags: 'off',
   toUpstream: makeToUpstream(
     [
-      ...commonRewrites({ reasoningKey: null, noReasoningWhy: 'Azure OpenAI takes none' }),
+      ...commonRewrites({ reasoningKey: null, noReasoningWhy: 'Azure OpenAI takes none', knowsDeveloperRole: true }),
       ensureJsonWord,
       ...closingRewrites,
     ],

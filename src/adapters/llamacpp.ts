@@ -35,6 +35,8 @@ export const llamacppAdapter: Adapter = {
     [
       ...commonRewrites({
         reasoningKey: 'reasoning_content',
+        // It maps `developer` to `system` itself, except for gpt-oss, whose format has the role.
+        knowsDeveloperRole: true,
         contentChecks: [
           inlineTextFiles,
           // Unknown (no config, no model list yet): sent, and the server's 500 is read as a 400.

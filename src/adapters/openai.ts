@@ -24,7 +24,7 @@ export const openaiAdapter: Adapter = {
   endpoint: bearerEndpoint,
   toUpstream: makeToUpstream(
     [
-      ...commonRewrites({ reasoningKey: 'reasoning_content' }),
+      ...commonRewrites({ reasoningKey: 'reasoning_content', knowsDeveloperRole: true }),
       effortToTemplateKwargs(),
       ensureJsonWord,
       ...closingRewrites,

@@ -1,10 +1,12 @@
 /**
  * What every adapter does to a request (docs/contract.md#adapters "all"), in the order it must
- * happen: the content first (files to text, images laid out, text-only arrays and tool results to
- * strings), then reasoning sent back under the backend's key, then `tool_choice` without tools
- * dropped. Adapters put their own rewrites between these and `closingRewrites`.
+ * happen: `developer` messages as `system` where the server may not know the role, then the
+ * content (files to text, images laid out, text-only arrays and tool results to strings), then
+ * reasoning sent back under the backend's key, then `tool_choice` without tools dropped.
+ * Adapters put their own rewrites between these and `closingRewrites`.
  */
 import type { RequestRewrite } from './request-draft.js';
+import { developerAsSystem } from './developer-as-system.js';
 import { dropNullFields } from './drop-null-fields.js';
 import { dropOrphanToolChoice } from './drop-orphan-tool-choice.js';
 import { flattenTextOnlyContent } from './flatten-text-only-content.js';
@@ -19,11 +21,14 @@ export interface CommonRewriteOptions {
   noReasoningWhy?: string;
   /** Rewrites that must see the content before it is laid out (files inlined, images refused). */
   contentChecks?: readonly RequestRewrite[];
+  /** The server takes `developer` messages itself (OpenAI, Azure, llama.cpp); otherwise they go as `system`. */
+  knowsDeveloperRole?: boolean;
 }
 
 export function commonRewrites(options: CommonRewriteOptions): RequestRewrite[] {
   return [
     dropNullFields,
+    ...(options.knowsDeveloperRole === true ? [] : [developerAsSystem]),
     ...(options.contentChecks ?? []),
     layoutImageContent,
     flattenTextOnlyContent,

@@ -86,6 +86,13 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
   private text = '';
   private logprobs: unknown = undefined;
 
+  /**
+   * Reasoning came, and no answer text, call or refusal yet: whitespace here only separates the
+   * two (LM Studio's and mlx-lm's `"\n\n"`, DESIGN §2) and is dropped; the answer starts at its
+   * first other character.
+   */
+  private separating = false;
+
   /** A finish that ended the answer early: `content_filter` outranks `length`. */
   private cut: 'length' | 'content_filter' | undefined;
   private usage: Usage | undefined;
@@ -149,6 +156,7 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
           this.onReasoningText(part.text);
           break;
         case 'refusal':
+          if (part.text.length > 0) this.separating = false;
           this.addText(TextKind.Refusal, part.text);
           break;
         case 'tool':
@@ -205,14 +213,24 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
   }
 
   onAnswerText(text: string): void {
+    if (this.separating) {
+      const start = leadingSpace(text);
+      if (start === text.length) return;
+      this.separating = false;
+      this.addText(TextKind.Answer, start === 0 ? text : text.slice(start));
+      return;
+    }
     this.addText(TextKind.Answer, text);
   }
 
   onReasoningText(text: string): void {
+    if (text.length === 0) return;
+    this.separating = true;
     this.addText(TextKind.Reasoning, text);
   }
 
   onToolCall(piece: CleanToolCallDelta): void {
+    this.separating = false;
     this.flushText();
     this.emit(this.delta('tool_calls', [piece]));
   }
@@ -324,6 +342,17 @@ function thinkTagMode(ctx: StreamContext): 'auto' | 'open' | undefined {
   if (ctx.structuredOutput || ctx.reasoningTags === 'off') return undefined;
   if (ctx.reasoningTags === 'open' && ctx.reasoningOff) return 'auto';
   return ctx.reasoningTags;
+}
+
+/** How many whitespace characters (space, tab, CR, LF) `text` starts with. */
+function leadingSpace(text: string): number {
+  let at = 0;
+  while (at < text.length) {
+    const code = text.charCodeAt(at);
+    if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) break;
+    at += 1;
+  }
+  return at;
 }
 
 /**

@@ -140,7 +140,8 @@ export class ThinkTagSplitter {
       if (at > 0) sink.onReasoningText(text.slice(0, at));
       this.phase = Phase.Answer;
       const after = at + close.length;
-      // What the server sent after the marker (`"\n\n"` too) is answer text and stays.
+      // What the server sent after the marker is answer text; the normalizer drops the
+      // whitespace that only separates it from the reasoning (DESIGN §2).
       if (after < text.length) sink.onAnswerText(text.slice(after));
       return;
     }

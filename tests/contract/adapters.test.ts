@@ -298,11 +298,11 @@ describe('docs/contract.md#adapters lmstudio', () => {
     expect(lms.requestsTo('POST', '/v1/chat/completions').length).toBe(before);
   });
 
-  it('reasoning then "\\n\\n" then the answer, clean', async () => {
+  it('reasoning then "\\n\\n" then the answer, clean: the separator is not answer text', async () => {
     const { answer } = await through(lmsTarget(), { messages: [user('count')], stream_options: { include_usage: true } });
     const result = expectContractStream(answer.text, { model: 'qwen3.8-27b', includeUsage: true });
     expect(result.reasoning.length).toBeGreaterThan(0);
-    expect(result.content).toBe('\n\nOne, two, three, four, five.');
+    expect(result.content).toBe('One, two, three, four, five.');
     expect(result.usage).toBeDefined();
   });
 });

@@ -320,12 +320,12 @@ describe('docs/contract.md#clean-dialect reasoning', () => {
     ],
   ];
   for (const [name, pieces] of carriers) {
-    it(`${name} → reasoning_content, once, never in content; the "\\n\\n" after it stays answer text`, async () => {
+    it(`${name} → reasoning_content, once, never in content; the "\\n\\n" after it only separates, and the answer starts at its first word`, async () => {
       script(up, pieces);
       const answer = await chat(svir.url, ask());
       const result = expectContractStream(answer.text, { model: MODEL });
       expect(result.reasoning).toBe('Let me think.');
-      expect(result.content).toBe('\n\nFour.');
+      expect(result.content).toBe('Four.');
       expect(answer.text).not.toContain('"reasoning"');
     });
   }
@@ -334,7 +334,7 @@ describe('docs/contract.md#clean-dialect reasoning', () => {
     script(open, [sse(ck({ role: 'assistant', content: 'Let me think.</think>' }), ck({ content: '\n\nFour.' }), ck({}, 'stop'), '[DONE]')]);
     const result = expectContractStream((await chat(svir.url, { ...ask(), model: OPEN_MODEL })).text, { model: OPEN_MODEL });
     expect(result.reasoning).toBe('Let me think.');
-    expect(result.content).toBe('\n\nFour.');
+    expect(result.content).toBe('Four.');
   });
 
   it('reasoning.field: reasoning → the reasoning goes out under `reasoning`, and reasoning_content never appears', async () => {

@@ -31,11 +31,11 @@ const MODEL = 'qwen3.8-27b';
 const lockerSchema = { type: 'json_schema', json_schema: { name: 'locker', schema: { type: 'object', properties: { number: { type: 'integer' } } } } };
 
 describe('LM Studio through svir', () => {
-  it('answers with reasoning and "\\n\\n" kept, in the clean dialect, with usage when asked', async () => {
+  it('answers with reasoning, its "\\n\\n" separator dropped, in the clean dialect, with usage when asked', async () => {
     const answer = await svir.chat({ model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Say hello' }] });
     const clean = readCleanStream(answer, MODEL);
     expect(clean.reasoning).toBe('A greeting is enough.');
-    expect(clean.content).toBe('\n\nHello!');
+    expect(clean.content).toBe('Hello!');
     expect(clean.finish).toBe('stop');
     expect(clean.usage).toEqual({ prompt_tokens: 40, completion_tokens: 12, total_tokens: 52 });
     expect(answer.headers.get('x-svir-backend')).toBe('lms');

@@ -30,7 +30,7 @@ describe('mlx-lm through svir', () => {
     const clean = readCleanStream(answer, MODEL);
     expect(answer.text).not.toContain(': keepalive 1');
     expect(clean.reasoning).toBe('The user wants me to count from one to five.');
-    expect(clean.content).toBe('\n\nOne, two, three, four, five.');
+    expect(clean.content).toBe('One, two, three, four, five.');
     expect(clean.usage).toMatchObject({ completion_tokens: 16, prompt_tokens_details: { cached_tokens: 3 } });
   });
 

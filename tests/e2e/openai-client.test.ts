@@ -122,8 +122,8 @@ describe('the everything-at-once server, through svir', () => {
     const final = await runner.finalChatCompletion();
     const choice = final.choices[0];
     expect(choice?.finish_reason).toBe('tool_calls');
-    expect(choice?.message.content).toBe('\n\nSure');
-    expect(content).toBe('\n\nSure');
+    expect(choice?.message.content).toBe('Sure');
+    expect(content).toBe('Sure');
     expect(choice?.message.tool_calls).toEqual([
       { id: 'call_svir_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Zürich"}' } },
       { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"é"}' } },
@@ -144,7 +144,7 @@ describe('the everything-at-once server, through svir', () => {
     const completion = await client.chat.completions.create({ model: MODEL, messages: MESSAGES, tools: TOOLS });
     const message = completion.choices[0]?.message;
     expect(completion.object).toBe('chat.completion');
-    expect(message?.content).toBe('\n\nSure');
+    expect(message?.content).toBe('Sure');
     expect(reasoningOf(message)).toBe('Plan: check 天気 ☀️ABinner 🤔');
     expect(message?.tool_calls?.map((call) => (call.type === 'function' ? [call.id, call.function.name, call.function.arguments] : []))).toEqual([
       ['call_svir_1', 'get_weather', '{"city":"Zürich"}'],

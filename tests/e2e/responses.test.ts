@@ -109,10 +109,7 @@ function outputText(response: Record<string, unknown>): string {
     .filter((item) => item.type === 'message')
     .flatMap((item) => item.content ?? [])
     .map((part) => part.text ?? '')
-    .join('')
-    // What a server sends after its reasoning ("\n\n") is answer text and stays
-    // (docs/contract.md#clean-dialect).
-    .trim();
+    .join('');
 }
 
 /** Chat requests the fake received (Azure's deployment route has its own path). */

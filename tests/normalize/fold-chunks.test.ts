@@ -34,7 +34,7 @@ describe('foldChunks', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: '\n\nHello there.', refusal: null, reasoning_content: 'Let me think.' },
+          message: { role: 'assistant', content: 'Hello there.', refusal: null, reasoning_content: 'Let me think.' },
           finish_reason: 'stop',
           logprobs: null,
         },
@@ -103,7 +103,7 @@ describe('foldChunks', () => {
       'data: {"id":"x","choices":[{"index":0,"delta":{"content":"<think>hm</think>\\n\\nOK"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
     );
     const message = foldChunks(outcome.chunks, { reasoningField: 'reasoning_content' }).choices[0].message;
-    expect(message).toEqual({ role: 'assistant', content: '\n\nOK', refusal: null, reasoning_content: 'hm' });
+    expect(message).toEqual({ role: 'assistant', content: 'OK', refusal: null, reasoning_content: 'hm' });
   });
 
   it('refuses to fold a stream that never finished', () => {

@@ -151,7 +151,7 @@ describe('normalizer: think tags', () => {
 
   it('starts inside reasoning in open mode', () => {
     const { deltas } = run([[content('plan')], [content('</think>\n\nanswer')]], { reasoningTags: 'open' });
-    expect(deltas).toEqual([{ role: 'assistant', reasoning_content: 'plan' }, { content: '\n\nanswer' }, {}]);
+    expect(deltas).toEqual([{ role: 'assistant', reasoning_content: 'plan' }, { content: 'answer' }, {}]);
   });
 
   it('takes a <think> the model writes itself at the start in open mode as the marker', () => {
@@ -184,8 +184,54 @@ describe('normalizer: think tags', () => {
     const { deltas } = run([[reasoning('r1')], [content('<think>r2</think>')], [content('\n\nA')]]);
     const contentText = deltas.map((delta) => delta.content ?? '').join('');
     const reasoningText = deltas.map((delta) => delta.reasoning_content ?? '').join('');
-    expect(contentText).toBe('\n\nA');
+    expect(contentText).toBe('A');
     expect(reasoningText).toBe('r1r2');
+  });
+});
+
+describe('normalizer: the whitespace between reasoning and the answer (DESIGN §2)', () => {
+  const call = (index: number, fields: { id?: string; name?: string; arguments?: string }): Part => ({ kind: 'tool', index, ...fields });
+  const text = (deltas: Record<string, unknown>[], key: string): string => deltas.map((delta) => (typeof delta[key] === 'string' ? delta[key] : '')).join('');
+
+  it.each<[string, Part[][], Partial<StreamContext>, string, string]>([
+    ['LM Studio: "\\n\\n" then the answer', [[reasoning('Let me think.')], [content('\n\n')], [content('Four.')]], {}, 'Let me think.', 'Four.'],
+    ['the separator in the same piece as the answer', [[reasoning('r')], [content('\n\nFour.')]], {}, 'r', 'Four.'],
+    ['the separator split across events', [[reasoning('r')], [content('\n')], [content(' \n\t')], [content('\r\nFo')], [content('ur.')]], {}, 'r', 'Four.'],
+    ['an answer right after the reasoning, no separator', [[reasoning('r')], [content('Four.')]], {}, 'r', 'Four.'],
+    ['no reasoning at all: leading whitespace is the answer\'s', [[content('\n\nFour.')]], {}, '', '\n\nFour.'],
+    ['whitespace inside the answer stays', [[reasoning('r')], [content('One.')], [content('\n\nTwo.')]], {}, 'r', 'One.\n\nTwo.'],
+    ['reasoning that goes on after a separator', [[reasoning('r1')], [content('\n\n')], [reasoning('r2')], [content('\n\nA')]], {}, 'r1r2', 'A'],
+    ['only a separator, then the finish', [[reasoning('r')], [content('\n\n')], [finish('stop')]], {}, 'r', ''],
+    ['think tags: the "\\n\\n" after </think>', [[content('<think>r</thi')], [content('nk>\n')], [content('\nA')]], {}, 'r', 'A'],
+    ['a template that opened <think>', [[content('plan')], [content('</think>\n\n')], [content('answer')]], { reasoningTags: 'open' }, 'plan', 'answer'],
+  ])('%s', (_name, events, ctx, reasoningText, answerText) => {
+    const { deltas } = run(events, ctx);
+    expect(text(deltas, 'reasoning_content')).toBe(reasoningText);
+    expect(text(deltas, 'content')).toBe(answerText);
+    // No chunk of whitespace alone between them.
+    expect(deltas.some((delta) => typeof delta['content'] === 'string' && delta['content'].trim() === '' && reasoningText !== '')).toBe(false);
+  });
+
+  it('drops the separator ahead of a tool call, and the call goes out as the first thing after the reasoning', () => {
+    const { deltas, finish: reason } = run([[reasoning('Locker 4 needs the tool.')], [content('\n\n')], [call(0, { id: 'c', name: 'open_locker', arguments: '{"number":4}' })]], {
+      toolNames: ['open_locker'],
+    });
+    expect(deltas).toEqual([
+      { role: 'assistant', reasoning_content: 'Locker 4 needs the tool.' },
+      { tool_calls: [{ index: 0, id: 'c', type: 'function', function: { name: 'open_locker', arguments: '{"number":4}' } }] },
+      {},
+    ]);
+    expect(reason).toBe('tool_calls');
+  });
+
+  it('keeps text after a call as it came: the separator is only the one after reasoning', () => {
+    const { deltas } = run([[reasoning('r')], [call(0, { id: 'c', name: 'f', arguments: '{}' })], [content('\n\nDone.')]], { toolNames: ['f'] });
+    expect(text(deltas, 'content')).toBe('\n\nDone.');
+  });
+
+  it('keeps a refusal after the separator, and its own text', () => {
+    const { deltas } = run([[reasoning('r')], [content('\n\n')], [{ kind: 'refusal', text: 'No.' }], [content(' ok')]]);
+    expect(deltas).toEqual([{ role: 'assistant', reasoning_content: 'r' }, { refusal: 'No.' }, { content: ' ok' }, {}]);
   });
 });
 

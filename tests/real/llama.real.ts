@@ -123,8 +123,8 @@ describe('reasoning', () => {
     const answer = await svir.chat({ model: 'tiny-think', stream: true, messages: sayHi, max_tokens: 60 });
     const clean = readCleanStream(answer, 'tiny-think');
     expect(clean.reasoning).toBe(TINY_REASONING);
-    // What followed the reasoning ("\n\n") is answer text and stays.
-    expect(clean.content).toBe(`\n\n${TINY_ANSWER}`);
+    // What followed the reasoning ("\n\n") only separates it from the answer (DESIGN §2).
+    expect(clean.content).toBe(TINY_ANSWER);
     expect(answer.text).not.toContain('think>');
     expect(clean.finish).toBe('stop');
   });

@@ -27,6 +27,12 @@ export interface NormalizerStep {
   error?: SvirError;
   /** The stream is complete: `chunks` end with the finish (and usage) chunk; send `[DONE]`. */
   done: boolean;
+  /**
+   * What svir changed in the answer (a call dropped under `parallel_tool_calls: false`), one
+   * phrase each for `x-svir-changes`: only on the step that completes the stream, since a
+   * stream's headers are gone by then (it carries them as a comment before its end).
+   */
+  notes?: string[];
 }
 
 export interface Normalizer {
@@ -92,6 +98,9 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
    * first other character.
    */
   private separating = false;
+
+  /** Calls not sent under `parallel_tool_calls: false` (ctx.singleToolCall), by name. */
+  private dropped: string[] | undefined;
 
   /** A finish that ended the answer early: `content_filter` outranks `length`. */
   private cut: 'length' | 'content_filter' | undefined;
@@ -230,6 +239,11 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
   }
 
   onToolCall(piece: CleanToolCallDelta): void {
+    // Calls go out one after another, numbered from 0: under parallel_tool_calls false the first is kept.
+    if (piece.index > 0 && this.ctx.singleToolCall === true) {
+      if (piece.id !== undefined) (this.dropped ??= []).push(piece.function.name ?? '');
+      return;
+    }
     this.separating = false;
     this.flushText();
     this.emit(this.delta('tool_calls', [piece]));
@@ -319,7 +333,9 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
         usage: this.usage,
       });
     }
-    return { chunks: this.into.chunks ?? [], done: true };
+    const chunks = this.into.chunks ?? [];
+    if (this.dropped === undefined) return { chunks, done: true };
+    return { chunks, done: true, notes: this.dropped.map((name) => `tool call ${name} not sent (parallel_tool_calls is false)`) };
   }
 
   /** The stream failed: what this event had made so far is not sent. */

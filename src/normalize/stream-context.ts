@@ -40,6 +40,12 @@ export interface StreamContext {
   reasoningOff: boolean;
   /** The delta key reasoning goes out under (config `reasoning.field`). */
   reasoningField: string;
+  /**
+   * The request said `parallel_tool_calls: false` (the Messages route's
+   * `disable_parallel_tool_use` too): only the first call goes out, later ones are dropped with
+   * a note. A server may not hold to it.
+   */
+  singleToolCall?: boolean;
   /** Configured keys, scrubbed from a server's error inside the stream that echoes one. */
   secrets?: readonly string[];
   /**

@@ -38,6 +38,7 @@ export function buildStreamContext(
     ...(adapter.reasoningMarkers === undefined ? {} : { reasoningMarkers: adapter.reasoningMarkers }),
     reasoningOff: turnsReasoningOff(sent, backend.config.effortTemplateKey),
     reasoningField: config.reasoning.field,
+    singleToolCall: request['parallel_tool_calls'] === false,
     // A server's error inside the stream may echo the key it was sent, as its HTTP errors may.
     secrets,
     memo: createStreamMemo(),

@@ -11,6 +11,7 @@ import type { CleanChunk } from '../normalize/clean-chunk.js';
 import { foldChunks } from '../normalize/fold-chunks.js';
 import { observeChunks, type RequestSummary } from '../logging/request-summary.js';
 import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
+import { addAnswerChanges } from './changes-header.js';
 
 export interface SendCompletionArgs {
   reply: FastifyReply;
@@ -49,7 +50,7 @@ function approximateSize(chunk: CleanChunk): number {
  * Chat completions, legacy completions and Responses objects all fold through this.
  */
 export async function readFoldedSteps(
-  args: Pick<SendCompletionArgs, 'pump' | 'summary' | 'now' | 'ctx'>,
+  args: Pick<SendCompletionArgs, 'reply' | 'pump' | 'summary' | 'now' | 'ctx'>,
   take: (chunk: CleanChunk) => void,
 ): Promise<void> {
   let held = 0;
@@ -57,6 +58,8 @@ export async function readFoldedSteps(
   const pump = args.pump({
     take(step) {
       observeChunks(args.summary, step.chunks, args.now);
+      // The answer goes out after this: what svir changed in it is in the header.
+      if (step.notes !== undefined) addAnswerChanges(args.reply, args.summary, step.notes);
       for (const chunk of step.chunks) {
         take(chunk);
         held += approximateSize(chunk);

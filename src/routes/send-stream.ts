@@ -18,6 +18,7 @@ import type { CleanChunk } from '../normalize/clean-chunk.js';
 import { createChunkEncoder, encodeDone, encodeErrorEvent } from '../normalize/sse-encoder.js';
 import { observeChunks, recordError, type RequestSummary } from '../logging/request-summary.js';
 import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
+import { addAnswerChanges, encodeChangeComments } from './changes-header.js';
 import { ClientGoneError } from './client-gone-error.js';
 
 export interface SendStepsArgs {
@@ -175,6 +176,10 @@ export async function sendSteps(args: SendStepsArgs, format: StreamFormat): Prom
     take(step) {
       observeChunks(summary, step.chunks, args.now);
       let text = step.chunks.length > 0 ? format.chunks(step.chunks) : '';
+      if (step.notes !== undefined) {
+        addAnswerChanges(reply, summary, step.notes);
+        text += encodeChangeComments(step.notes);
+      }
       if (step.done) text += format.done();
       if (!started) {
         // Nothing generated yet: the error handler answers with the error's own status.

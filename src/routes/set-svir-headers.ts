@@ -4,31 +4,12 @@
  * attempt serves the request.
  */
 import type { FastifyReply } from 'fastify';
+import { changesHeader } from './changes-header.js';
 
 /** What the headers are set on, and whether an earlier attempt set `x-svir-changes`. */
 export interface SvirHeaderScope {
   reply: FastifyReply;
   changesHeader: boolean;
-}
-
-/** `x-svir-changes`: what svir changed, as a comma-separated list of header-safe phrases. */
-function changesHeader(changes: readonly string[]): string {
-  return changes.map((c) => headerSafe(c.replace(/[\r\n,]+/g, ' ').trim())).join(', ');
-}
-
-/**
- * A phrase may quote the client (a named tool_choice's function name): printable ASCII stays,
- * anything else is percent-encoded as UTF-8 bytes. Node refuses a header value with a control
- * character or a character above U+00FF, and a tool named in Japanese made that a 500, or a
- * stream that never answered.
- */
-function headerSafe(phrase: string): string {
-  let out = '';
-  for (const char of phrase) {
-    if (char !== '%' && char >= ' ' && char <= '~') out += char;
-    else for (const byte of Buffer.from(char, 'utf8')) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
 }
 
 /**

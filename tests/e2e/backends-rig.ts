@@ -160,7 +160,8 @@ export function readCleanStream(answer: SvirAnswer, model: string, reasoningFiel
   let identity: { id: string; created: number } | undefined;
   let choiceChunks = 0;
   for (const [i, frame] of frames.entries()) {
-    if (frame.startsWith(': keepalive')) continue;
+    // svir's own comments: keepalives, and what it changed in the answer (changes-header.ts).
+    if (frame.startsWith(': keepalive') || frame.startsWith(': x-svir-changes: ')) continue;
     expect(frame.startsWith('data: '), `frame ${i}: ${frame}`).toBe(true);
     expect(frame.slice(6)).not.toContain('\n');
     const payload = frame.slice(6);

@@ -235,6 +235,52 @@ describe('normalizer: the whitespace between reasoning and the answer (DESIGN §
   });
 });
 
+describe('normalizer: parallel_tool_calls false (ctx.singleToolCall)', () => {
+  const call = (index: number, fields: { id?: string; name?: string; arguments?: string }): Part => ({ kind: 'tool', index, ...fields });
+  const names = (deltas: Record<string, unknown>[]): string[] =>
+    deltas.flatMap((delta) => (Array.isArray(delta['tool_calls']) ? (delta['tool_calls'] as { function: { name?: string } }[]) : [])).flatMap((piece) => (piece.function.name === undefined ? [] : [piece.function.name]));
+
+  it.each<[string, Part[][], boolean, string[], string[] | undefined]>([
+    ['two whole calls: the first goes out', [[call(0, { id: 'a', name: 'read', arguments: '{}' }), call(1, { id: 'b', name: 'write', arguments: '{}' })]], true, ['read'], ['tool call write not sent (parallel_tool_calls is false)']],
+    [
+      'three calls in pieces, interleaved by the server',
+      [
+        [call(0, { id: 'a', name: 'read', arguments: '{"p":' }), call(1, { id: 'b', name: 'write', arguments: '{' })],
+        [call(2, { id: 'c', name: 'list', arguments: '{}' }), call(1, { arguments: '}' }), call(0, { arguments: '1}' })],
+      ],
+      true,
+      ['read'],
+      ['tool call write not sent (parallel_tool_calls is false)', 'tool call list not sent (parallel_tool_calls is false)'],
+    ],
+    ['one call: nothing to drop, nothing noted', [[call(0, { id: 'a', name: 'read', arguments: '{}' })]], true, ['read'], undefined],
+    ['parallel calls allowed: every call goes out', [[call(0, { id: 'a', name: 'read', arguments: '{}' }), call(1, { id: 'b', name: 'write', arguments: '{}' })]], false, ['read', 'write'], undefined],
+  ])('%s', (_name, events, single, sent, notes) => {
+    const { deltas, last, finish: reason } = run(events, { toolNames: ['read', 'write', 'list'], singleToolCall: single });
+    expect(names(deltas)).toEqual(sent);
+    expect(deltas.flatMap((delta) => (Array.isArray(delta['tool_calls']) ? (delta['tool_calls'] as { index: number }[]) : [])).every((piece) => single ? piece.index === 0 : true)).toBe(true);
+    expect(last.done).toBe(true);
+    expect(last.notes).toEqual(notes);
+    expect(reason).toBe('tool_calls');
+  });
+
+  it('the kept call is whole: its arguments joined as the server sent them', () => {
+    const { deltas } = run(
+      [[call(0, { id: 'a', name: 'read', arguments: '{"p":' }), call(1, { id: 'b', name: 'write', arguments: '{}' })], [call(0, { arguments: '1}' })]],
+      { toolNames: ['read', 'write'], singleToolCall: true },
+    );
+    const args = deltas.flatMap((delta) => (Array.isArray(delta['tool_calls']) ? (delta['tool_calls'] as { function: { arguments: string } }[]) : [])).map((piece) => piece.function.arguments).join('');
+    expect(args).toBe('{"p":1}');
+  });
+
+  it('pushTo gives the notes on the step that ends the stream', () => {
+    const normalizer = createNormalizer(fixtureContext({ toolNames: ['read', 'write'], singleToolCall: true }), fixtureDeps());
+    const gather: ChunkGather = { chunks: undefined };
+    expect(normalizer.pushTo([call(0, { id: 'a', name: 'read', arguments: '{}' }), call(1, { id: 'b', name: 'write', arguments: '{}' })], gather)).toBeUndefined();
+    const end = normalizer.pushTo([{ kind: 'done' }], gather);
+    expect(end?.notes).toEqual(['tool call write not sent (parallel_tool_calls is false)']);
+  });
+});
+
 describe('normalizer: tool calls', () => {
   const tool = (index: number, fields: { id?: string; name?: string; arguments?: string } = {}): Part => ({ kind: 'tool', index, ...fields });
 

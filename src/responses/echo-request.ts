@@ -1,14 +1,34 @@
 /**
  * The fields of the client's request a response object repeats, as OpenAI fills them when the
- * request left them out (tool_choice `auto`, parallel calls on, plain text, `store` on).
+ * request left them out (tool_choice `auto`, parallel calls on, plain text, `store` on, a
+ * function's `strict`).
  */
+import { functionStrict } from './function-strict.js';
 import type { ResponseEcho } from './response-object.js';
 import type { ResponsesRequest } from './responses-request.js';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A function tool as the client sent it, with the `strict` it was given when it had none (function-strict.ts). */
+function withStrict(tool: unknown): unknown {
+  if (!isRecord(tool) || tool['type'] !== 'function' || typeof tool['strict'] === 'boolean') return tool;
+  return { ...tool, strict: functionStrict(undefined, tool['parameters']) };
+}
+
+/** The tools as sent, each function (a namespace's too) with its `strict`, as OpenAI echoes them. */
+function echoTools(tools: readonly unknown[]): unknown[] {
+  return tools.map((tool) => {
+    if (isRecord(tool) && tool['type'] === 'namespace' && Array.isArray(tool['tools'])) return { ...tool, tools: tool['tools'].map(withStrict) };
+    return withStrict(tool);
+  });
+}
 
 export function echoRequest(request: ResponsesRequest): ResponseEcho {
   const echo: ResponseEcho = {
     instructions: request.instructions ?? null,
-    tools: request.tools ?? [],
+    tools: echoTools(request.tools ?? []),
     tool_choice: request.tool_choice ?? 'auto',
     parallel_tool_calls: request.parallel_tool_calls ?? true,
     temperature: request.temperature ?? null,

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { ChatRequest } from '../requests/chat-request.js';
 import { SvirError } from '../errors.js';
 import { flatToolName } from './flat-tool-name.js';
+import { functionStrict } from './function-strict.js';
 
 const functionToolSchema = z.looseObject({
   type: z.literal('function'),
@@ -49,7 +50,8 @@ function toChatTool(tool: z.infer<typeof functionToolSchema>, name: string): Cha
   const fn: ChatFunctionTool['function'] = { name };
   if (typeof tool.description === 'string') fn.description = tool.description;
   if (tool.parameters !== null && tool.parameters !== undefined) fn.parameters = tool.parameters;
-  if (typeof tool.strict === 'boolean') fn.strict = tool.strict;
+  // The Responses default, not the chat one (function-strict.ts): the client's, or true when the schema can be strict.
+  fn.strict = functionStrict(tool.strict, tool.parameters);
   return { type: 'function', function: fn };
 }
 

@@ -94,3 +94,34 @@ describe('fields a client sends on /v1/responses', () => {
     expect(received(upstream, before)).toMatchObject({ top_k: 20, seed: 7 });
   });
 });
+
+describe('function tools are strict by default on /v1/responses', () => {
+  it('sends and echoes strict: true for a schema that can be strict, false for one that cannot, and what the client said', async () => {
+    answerWith('Hello!');
+    const before = chats();
+    const strictParameters = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false };
+    const looseParameters = { type: 'object', properties: { path: { type: 'string' } } };
+    const client = new OpenAI({ baseURL: `${svir.url}/v1`, apiKey: SVIR_KEY, maxRetries: 0 });
+    const response = await client.responses.create({
+      model: 'm',
+      input: 'hello',
+      tools: [
+        // The SDK's type requires strict; a client that leaves it out sends no key at all.
+        { type: 'function', name: 'read', parameters: strictParameters } as unknown as OpenAI.Responses.FunctionTool,
+        { type: 'function', name: 'grep', parameters: looseParameters } as unknown as OpenAI.Responses.FunctionTool,
+        { type: 'function', name: 'edit', parameters: strictParameters, strict: false },
+      ],
+    });
+    const sent = received(upstream, before)['tools'] as { function: { name: string; strict?: boolean } }[];
+    expect(sent.map((tool) => [tool.function.name, tool.function.strict])).toEqual([
+      ['read', true],
+      ['grep', false],
+      ['edit', false],
+    ]);
+    expect(response.tools.map((tool) => (tool.type === 'function' ? [tool.name, tool.strict] : []))).toEqual([
+      ['read', true],
+      ['grep', false],
+      ['edit', false],
+    ]);
+  });
+});

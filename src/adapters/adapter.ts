@@ -97,7 +97,7 @@ export interface Adapter {
   readError(
     status: number,
     body: string,
-    ctx: { backend: string; retryAfter?: string | number; secrets?: readonly string[] },
+    ctx: { backend: string; retryAfter?: string | number; secrets?: readonly string[]; contextLength?: number },
   ): SvirError;
   /**
    * After a rejection before anything was generated: the body to send once more (an optional

@@ -84,7 +84,8 @@ export function contextOverflowMessage(overflow: ContextOverflow, serverMessage:
   } else if (promptTokens !== null) {
     ours = `The prompt (${promptTokens} tokens) exceeds this model's maximum context length.`;
   } else {
-    ours = "The prompt exceeds this model's maximum context length.";
+    // No number anywhere: the words clients fall back on ("context length exceeded") say it.
+    ours = "The prompt exceeds this model's maximum context length (context length exceeded; the server gave no token counts).";
   }
   if (serverMessage === null) return ours;
   // vLLM and OpenAI already say it in OpenAI's words: theirs alone is clearer than both.

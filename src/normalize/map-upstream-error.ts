@@ -21,6 +21,11 @@ export interface MapUpstreamErrorInput {
   retryAfter?: string | number;
   /** Configured keys to scrub from any server message that echoes one. */
   secrets?: readonly string[];
+  /**
+   * The context the backend gives a request, in tokens, where svir knows it (config
+   * `contextLength`): an overflow's message says it when the server gave no number.
+   */
+  contextLength?: number;
 }
 
 /** Long enough for any real server message; bounds what a misbehaving server can push through. */
@@ -99,10 +104,12 @@ export function mapUpstreamError(input: MapUpstreamErrorInput): SvirError {
 
   const overflow = recognizeContextOverflow(info);
   if (overflow !== null) {
+    // Clients start compaction on OpenAI's words with a number: the backend's known context when the server gave none.
+    const contextTokens = overflow.contextTokens ?? input.contextLength ?? null;
     return new SvirError('context_length_exceeded', {
       ...base,
       param: 'messages',
-      message: `${prefix}: ${contextOverflowMessage(overflow, serverMessage)}`,
+      message: `${prefix}: ${contextOverflowMessage({ promptTokens: overflow.promptTokens, contextTokens }, serverMessage)}`,
     });
   }
 

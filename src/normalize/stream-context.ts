@@ -46,6 +46,8 @@ export interface StreamContext {
    * a note. A server may not hold to it.
    */
   singleToolCall?: boolean;
+  /** The context the backend gives a request, where svir knows it: an overflow's message says it when the server does not. */
+  contextLength?: number;
   /** Configured keys, scrubbed from a server's error inside the stream that echoes one. */
   secrets?: readonly string[];
   /**

@@ -17,7 +17,14 @@ export function isErrorChunk(error: unknown, object: unknown): boolean {
 export function streamErrorPart(body: string, ctx: StreamContext): Part {
   return {
     kind: 'error',
-    error: mapUpstreamError({ status: 200, body, backend: ctx.backend, channel: 'stream', secrets: ctx.secrets ?? [] }),
+    error: mapUpstreamError({
+      status: 200,
+      body,
+      backend: ctx.backend,
+      channel: 'stream',
+      secrets: ctx.secrets ?? [],
+      ...(ctx.contextLength === undefined ? {} : { contextLength: ctx.contextLength }),
+    }),
   };
 }
 

@@ -42,5 +42,6 @@ export function buildStreamContext(
     // A server's error inside the stream may echo the key it was sent, as its HTTP errors may.
     secrets,
     memo: createStreamMemo(),
+    ...(backend.config.contextLength === undefined ? {} : { contextLength: backend.config.contextLength }),
   };
 }

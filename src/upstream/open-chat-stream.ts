@@ -116,10 +116,12 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
       const text = auth ? '' : await readBoundedBody(response.body, ERROR_BODY_LIMITS);
       if (args.signal.aborted) throw args.signal.reason;
       const retryAfter = headerValue(response.header('retry-after'));
+      const contextLength = args.backend.config.contextLength;
       const error = args.adapter.readError(status, text, {
         backend: name,
         secrets: args.secrets,
         ...(retryAfter === undefined ? {} : { retryAfter }),
+        ...(contextLength === undefined ? {} : { contextLength }),
       });
       const plan = args.adapter.planRetry(status, text, body);
       if (plan === null || plan.fields.length === 0 || plan.fields.some((field) => touched?.has(field) === true)) throw error;

@@ -312,7 +312,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
       status: 400,
       code: 'context_length_exceeded',
       param: 'messages',
-      message: `${B}: The prompt exceeds this model's maximum context length. The server said: Input is too long for the context window.`,
+      message: `${B}: The prompt exceeds this model's maximum context length (context length exceeded; the server gave no token counts). The server said: Input is too long for the context window.`,
     },
   },
   {
@@ -325,7 +325,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
       status: 400,
       code: 'context_length_exceeded',
       param: 'messages',
-      message: `${B}: The prompt exceeds this model's maximum context length. The server said: prompt too long`,
+      message: `${B}: The prompt exceeds this model's maximum context length (context length exceeded; the server gave no token counts). The server said: prompt too long`,
     },
   },
   {
@@ -352,7 +352,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
       status: 400,
       code: 'context_length_exceeded',
       param: 'messages',
-      message: `${B}: The prompt exceeds this model's maximum context length. The server said: Protected conversation exceeds the available context budget.`,
+      message: `${B}: The prompt exceeds this model's maximum context length (context length exceeded; the server gave no token counts). The server said: Protected conversation exceeds the available context budget.`,
     },
   },
   {
@@ -365,7 +365,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
       status: 400,
       code: 'context_length_exceeded',
       param: 'messages',
-      message: `${B}: The prompt exceeds this model's maximum context length. The server said: Output reservation leaves no room for compacted context.`,
+      message: `${B}: The prompt exceeds this model's maximum context length (context length exceeded; the server gave no token counts). The server said: Output reservation leaves no room for compacted context.`,
     },
   },
   {
@@ -457,7 +457,7 @@ export const UPSTREAM_ERROR_FORMS: readonly UpstreamErrorForm[] = [
       status: 400,
       code: 'context_length_exceeded',
       param: 'messages',
-      message: `${B}: The prompt exceeds this model's maximum context length. The server said: The number of tokens to keep from the initial prompt is greater than the context length. Try to load the model with a larger context length, or provide a shorter input`,
+      message: `${B}: The prompt exceeds this model's maximum context length (context length exceeded; the server gave no token counts). The server said: The number of tokens to keep from the initial prompt is greater than the context length. Try to load the model with a larger context length, or provide a shorter input`,
     },
   },
   {

@@ -16,10 +16,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { startProxyTrap } from './proxy-trap.js';
 
 /** The environment variable that carries svir's key to Codex (`env_key`). */
 export const CODEX_KEY_ENV = 'SVIR_KEY';
@@ -118,34 +118,6 @@ export async function codexVersion(): Promise<string> {
     );
   }
   return out.trim();
-}
-
-/** A local stand-in for every proxy: records the first line of each connection, then closes it. */
-async function startProxyTrap(): Promise<{ url: string; attempts: string[]; close(): Promise<void> }> {
-  const attempts: string[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-    socket.once('data', (data: Buffer) => {
-      attempts.push(data.toString('latin1').split('\r\n')[0] ?? '');
-      socket.destroy();
-    });
-    socket.on('error', () => undefined);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('the proxy trap has no TCP address');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    attempts,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-      await once(server, 'close');
-    },
-  };
 }
 
 /** One line of `codex exec --json`, as far as the tests read it. */

@@ -11,7 +11,9 @@
  *   `openai-responses`, run as `qwen -p PROMPT`, its usage statistics off in `~/.qwen/settings.json`
  *   (otherwise it reports to a RUM endpoint of its own, which the trap saw).
  * Each run answers with the model's text exactly, once, from its first word (LM Studio's "\n\n"
- * after the reasoning is no answer text), and its instructions reach the backend as `system`.
+ * after the reasoning is no answer text), and its instructions reach the backend as `system`;
+ * in each one's JSON output (pi `--mode json`, Qwen Code `--output-format stream-json`) the
+ * reasoning is shown once, not doubled (each word once, on both wires).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +55,7 @@ afterAll(async () => {
 
 type Wire = 'chat' | 'responses';
 
-function runPi(flavor: BackendFlavor, wire: Wire): Promise<AgentRun> {
+function runPi(flavor: BackendFlavor, wire: Wire, mode: 'print' | 'json' = 'print'): Promise<AgentRun> {
   const models = {
     providers: {
       svir: {
@@ -66,15 +68,15 @@ function runPi(flavor: BackendFlavor, wire: Wire): Promise<AgentRun> {
   };
   return runAgentCli({
     node: process.execPath,
-    args: [PI_CLI, '-p', 'Say hello.', '--provider', 'svir', '--model', flavor.clientModel, '--no-session', '--no-tools'],
+    args: [PI_CLI, ...(mode === 'json' ? ['--mode', 'json'] : ['-p']), 'Say hello.', '--provider', 'svir', '--model', flavor.clientModel, '--no-session', '--no-tools'],
     files: { '.pi/agent/models.json': JSON.stringify(models) },
   });
 }
 
-function runQwen(flavor: BackendFlavor, wire: Wire): Promise<AgentRun> {
+function runQwen(flavor: BackendFlavor, wire: Wire, mode: 'print' | 'json' = 'print'): Promise<AgentRun> {
   return runAgentCli({
     node: NODE_22,
-    args: [QWEN_CLI, '-p', 'Say hello.', '--auth-type', wire === 'chat' ? 'openai' : 'openai-responses'],
+    args: [QWEN_CLI, '-p', 'Say hello.', '--auth-type', wire === 'chat' ? 'openai' : 'openai-responses', ...(mode === 'json' ? ['--output-format', 'stream-json'] : [])],
     // Its usage statistics go to a RUM endpoint of its own (seen at the trap): off, as a user turns them off.
     files: { '.qwen/settings.json': JSON.stringify({ privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } }) },
     env: { OPENAI_BASE_URL: rig.baseURL, OPENAI_API_KEY: rig.apiKey, OPENAI_MODEL: flavor.clientModel },
@@ -106,4 +108,50 @@ describe.each(FLAVORS.map((flavor) => [flavor.name, flavor] as const))('coding a
       expect(body.messages.some((message) => message.role === 'developer')).toBe(false);
     }, 120_000);
   });
+});
+
+/** pi's `--mode json` events, as far as the reasoning test reads them (its docs/json.md). */
+const piEventSchema = z.looseObject({
+  type: z.string(),
+  message: z.looseObject({ role: z.string(), content: z.array(z.looseObject({ type: z.string(), thinking: z.string().optional(), text: z.string().optional() })) }).optional(),
+});
+
+describe.each(FLAVORS.map((flavor) => [flavor.name, flavor] as const))('pi shows the reasoning once, backend %s', (_name, flavor) => {
+  it.each(['chat', 'responses'] as const)('over the %s wire', async (wire) => {
+    rig.script(flavor, GREETING);
+    const run = await runPi(flavor, wire, 'json');
+    expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.strayConnections).toEqual([]);
+    const ends = run.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => piEventSchema.parse(JSON.parse(line)))
+      .filter((event) => event.type === 'message_end' && event.message?.role === 'assistant');
+    const content = ends.at(-1)?.message?.content ?? [];
+    expect(content.filter((part) => part.type === 'thinking').map((part) => part.thinking).join('')).toBe('A short greeting will do.');
+    expect(content.filter((part) => part.type === 'text').map((part) => part.text).join('')).toBe(ANSWER);
+  }, 120_000);
+});
+
+/** Qwen Code's `--output-format stream-json` lines, as far as the reasoning test reads them. */
+const qwenLineSchema = z.looseObject({
+  type: z.string(),
+  message: z.looseObject({ content: z.array(z.looseObject({ type: z.string(), thinking: z.string().optional(), text: z.string().optional() })) }).optional(),
+});
+
+describe.each(FLAVORS.map((flavor) => [flavor.name, flavor] as const))('Qwen Code shows the reasoning once, backend %s', (_name, flavor) => {
+  it.each(['chat', 'responses'] as const)('over the %s wire', async (wire) => {
+    rig.script(flavor, GREETING);
+    const run = await runQwen(flavor, wire, 'json');
+    expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.strayConnections).toEqual([]);
+    const parts = run.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => qwenLineSchema.parse(JSON.parse(line)))
+      .filter((line) => line.type === 'assistant')
+      .flatMap((line) => line.message?.content ?? []);
+    expect(parts.filter((part) => part.type === 'thinking').map((part) => part.thinking).join('')).toBe('A short greeting will do.');
+    expect(parts.filter((part) => part.type === 'text').map((part) => part.text).join('')).toBe(ANSWER);
+  }, 120_000);
 });

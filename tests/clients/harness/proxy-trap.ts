@@ -24,7 +24,18 @@ export function proxyEnv(trapUrl: string): Record<string, string> {
   return env;
 }
 
-/** A local stand-in for every proxy: records the first line of each connection, then closes it. */
+/**
+ * Whether a connection's first line is a client's use of a proxy: `CONNECT host:port`, or a
+ * request for an absolute URL (`GET http://host/path`). A request in origin form
+ * (`GET /v1/models`) was meant for whatever listened on this port before: the trap takes a
+ * port the system hands out, which may be the port of a fake server a test closed, and svir's
+ * model-list refresh of an earlier test still asked that address (seen once in a full run).
+ */
+export function isProxyRequest(line: string): boolean {
+  return /^CONNECT /.test(line) || /^[A-Z]+ [a-z][a-z0-9+.-]*:\/\//i.test(line);
+}
+
+/** A local stand-in for every proxy: records the first line of each proxy request, then closes it. */
 export async function startProxyTrap(): Promise<ProxyTrap> {
   const attempts: string[] = [];
   const sockets = new Set<Socket>();
@@ -32,7 +43,8 @@ export async function startProxyTrap(): Promise<ProxyTrap> {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     socket.once('data', (data: Buffer) => {
-      attempts.push(data.toString('latin1').split('\r\n')[0] ?? '');
+      const line = data.toString('latin1').split('\r\n')[0] ?? '';
+      if (isProxyRequest(line)) attempts.push(line);
       socket.destroy();
     });
     socket.on('error', () => undefined);

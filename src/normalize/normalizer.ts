@@ -94,7 +94,7 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
 
   /**
    * Reasoning came, and no answer text, call or refusal yet: whitespace here only separates the
-   * two (LM Studio's and mlx-lm's `"\n\n"`, DESIGN §2) and is dropped; the answer starts at its
+   * two (LM Studio's and mlx-lm's `"\n\n"`, docs/contract.md#clean-dialect) and is dropped; the answer starts at its
    * first other character.
    */
   private separating = false;

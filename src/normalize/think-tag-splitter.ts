@@ -141,7 +141,7 @@ export class ThinkTagSplitter {
       this.phase = Phase.Answer;
       const after = at + close.length;
       // What the server sent after the marker is answer text; the normalizer drops the
-      // whitespace that only separates it from the reasoning (DESIGN §2).
+      // whitespace that only separates it from the reasoning (docs/contract.md#clean-dialect).
       if (after < text.length) sink.onAnswerText(text.slice(after));
       return;
     }

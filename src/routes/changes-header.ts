@@ -1,5 +1,5 @@
 /**
- * `x-svir-changes` (DESIGN §2: nothing changed silently): the value made from svir's phrases,
+ * `x-svir-changes` (docs/contract.md#clean-dialect: nothing changed silently): the value made from svir's phrases,
  * and what the answer adds to them once it is read (a call dropped under
  * `parallel_tool_calls: false`): the header of an answer sent in one piece, a comment before
  * the end of a stream, whose headers are gone by then, and the request's log line either way.

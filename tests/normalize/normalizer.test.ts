@@ -189,7 +189,7 @@ describe('normalizer: think tags', () => {
   });
 });
 
-describe('normalizer: the whitespace between reasoning and the answer (DESIGN §2)', () => {
+describe('normalizer: the whitespace between reasoning and the answer (docs/contract.md#clean-dialect)', () => {
   const call = (index: number, fields: { id?: string; name?: string; arguments?: string }): Part => ({ kind: 'tool', index, ...fields });
   const text = (deltas: Record<string, unknown>[], key: string): string => deltas.map((delta) => (typeof delta[key] === 'string' ? delta[key] : '')).join('');
 

@@ -44,6 +44,7 @@ import { registerResponsesRoutes } from './routes/responses.js';
 import { createResponseStore } from './store/create-response-store.js';
 import { createUpstreamPool } from './upstream/create-upstream-pool.js';
 import { fetchModelList } from './upstream/fetch-model-list.js';
+import { fetchServerContext } from './upstream/fetch-server-context.js';
 
 /** How often Node looks for connections past their header or request timeout. */
 const CONNECTION_CHECK_MS = 1_000;
@@ -59,12 +60,17 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   const now = deps.now ?? Date.now;
   const makeId = deps.makeId ?? defaultMakeId;
   const pool = deps.pool ?? createUpstreamPool();
+  const getAdapter = deps.getAdapter ?? defaultGetAdapter;
   const makeRegistry = (from: Config): ModelRegistry =>
     deps.registry ??
     createModelRegistry(from, {
       now,
       listModels: (backend) =>
         fetchModelList(pool.dispatcherFor(backend.config), backend, {
+          timeoutMs: backend.config.timeouts.connectMs + DISCOVERY_EXTRA_MS,
+        }),
+      probeContext: (backend) =>
+        fetchServerContext(pool.dispatcherFor(backend.config), backend, getAdapter(backend.config.type), {
           timeoutMs: backend.config.timeouts.connectMs + DISCOVERY_EXTRA_MS,
         }),
     });
@@ -193,7 +199,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   const routeDeps = {
     current: () => ({ config: runtime.config, registry, secrets: routeSecrets }),
     pool,
-    getAdapter: deps.getAdapter ?? defaultGetAdapter,
+    getAdapter,
     makeId,
     now,
     streams,

@@ -23,6 +23,13 @@ export interface BackendInfo {
    * `reasoning_content`.
    */
   reasoningField?: string;
+  /**
+   * The context the server itself reported for the models it lists, in tokens, learned when its
+   * model list was read: vLLM lists `max_model_len` per model. Absent: none said.
+   */
+  listedContexts?: ReadonlyMap<string, number>;
+  /** The context the server reports for a request (llama.cpp's `/props` `n_ctx`), when it has such a route. */
+  serverContext?: number;
 }
 
 export interface UpstreamCall {
@@ -72,6 +79,15 @@ export interface LegacyRoutes {
   embeddings: boolean;
 }
 
+/**
+ * A route of the server (relative to its root, not `/v1/`) that reports the context a request
+ * gets, and how to read it from the JSON answer.
+ */
+export interface ContextProbe {
+  path: string;
+  read(json: unknown): number | undefined;
+}
+
 export interface Adapter {
   readonly type: BackendType;
   readonly legacy: LegacyRoutes;
@@ -111,4 +127,6 @@ export interface Adapter {
    * the one requested; absent: ids match exactly.
    */
   servedModelId?(requested: string, listed: readonly string[]): string | undefined;
+  /** Where the server reports its context per request (llama.cpp's `/props`); absent: it has no such route. */
+  readonly contextProbe?: ContextProbe;
 }

@@ -37,6 +37,8 @@ export interface BackendStatus {
   models: string[];
   /** Why it is down, when it is. */
   reason?: string;
+  /** The context a request gets, in tokens, when the server reported one (llama.cpp's `/props`). */
+  serverContext?: number;
 }
 
 export interface ListedModel {
@@ -83,6 +85,12 @@ export interface ModelRegistryDeps {
    * the list shows the backend taking images; a plain array says nothing about that.
    */
   listModels(backend: BackendInfo): Promise<DiscoveredModel[] | ModelListing>;
+  /**
+   * The context the server reports for a request (its adapter's `contextProbe`: llama.cpp's
+   * `/props`), asked beside its model list; undefined when it has no such route or did not say.
+   * Never throws: a server without it still serves.
+   */
+  probeContext?(backend: BackendInfo): Promise<number | undefined>;
   /** Milliseconds since the epoch. */
   now(): number;
 }
@@ -146,14 +154,18 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
 
   /** One question per backend at a time: concurrent callers share the answer. */
   function ask(entry: Entry): Promise<void> {
-    entry.inflight ??= deps
-      .listModels(entry.info)
+    entry.inflight ??= Promise.all([deps.listModels(entry.info), deps.probeContext?.(entry.info)])
       .then(
-        (answer) => {
+        ([answer, serverContext]) => {
           const listing: ModelListing = Array.isArray(answer) ? { models: answer, vision: undefined } : answer;
           entry.state = 'up';
           entry.discovered = listing.models;
           entry.discoveredIds = listing.models.map((m) => m.id);
+          // What the server said of its context (docs/messages.md: max_tokens is lowered to fit).
+          const contexts = new Map<string, number>();
+          for (const model of listing.models) if (model.contextLength !== undefined) contexts.set(model.id, model.contextLength);
+          entry.info.listedContexts = contexts;
+          if (serverContext !== undefined) entry.info.serverContext = serverContext;
           entry.reason = undefined;
           entry.failure = undefined;
           // The config wins; otherwise what the server lists (llama.cpp without its projector
@@ -226,6 +238,7 @@ export function createModelRegistry(config: Config, deps: ModelRegistryDeps): Mo
       models: modelsOf(entry),
     };
     if (entry.reason !== undefined) status.reason = entry.reason;
+    if (entry.info.serverContext !== undefined) status.serverContext = entry.info.serverContext;
     return status;
   }
 

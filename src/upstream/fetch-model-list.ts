@@ -18,6 +18,8 @@ export interface DiscoveredModel {
   id: string;
   /** Unix seconds, when the server said. */
   created?: number;
+  /** The context a request gets, in tokens, when the list says (vLLM's `max_model_len`, llama.cpp's `meta.n_ctx`). */
+  contextLength?: number;
 }
 
 export interface ModelListing {
@@ -42,6 +44,8 @@ const modelListSchema = z.looseObject({
       z.looseObject({
         id: z.string().min(1),
         created: z.number().int().nonnegative().optional().catch(undefined),
+        max_model_len: z.number().int().positive().optional().catch(undefined),
+        meta: z.looseObject({ n_ctx: z.number().int().positive().optional().catch(undefined) }).optional().catch(undefined),
       }),
     )
     .nullable()
@@ -107,7 +111,12 @@ export async function fetchModelList(
   for (const entry of parsed.data.data) {
     if (seen.has(entry.id)) continue;
     seen.add(entry.id);
-    models.push(entry.created === undefined ? { id: entry.id } : { id: entry.id, created: entry.created });
+    const model: DiscoveredModel = { id: entry.id };
+    if (entry.created !== undefined) model.created = entry.created;
+    // vLLM's `max_model_len`; llama.cpp's `meta.n_ctx` (R§6).
+    const contextLength = entry.max_model_len ?? entry.meta?.n_ctx;
+    if (contextLength !== undefined) model.contextLength = contextLength;
+    models.push(model);
   }
   return { models, vision: readListedVision(json) };
 }

@@ -214,6 +214,18 @@ export async function startLlamaCppServer(options: LlamaCppOptions = {}): Promis
       ],
     },
   });
+  // Its server properties: the context of one slot (`-c` over `--parallel`), as the real one says.
+  upstream.route('GET', '/props', {
+    kind: 'body',
+    status: 200,
+    body: {
+      default_generation_settings: { n_ctx: settings.nCtx, params: { n_predict: -1, temperature: 0.8 } },
+      total_slots: 1,
+      model_path: settings.modelPath,
+      modalities: { vision: settings.mmproj, audio: false },
+      build_info: settings.release === 'v0.5.0' ? 'b0-de3ff81' : 'b11429-3f2a1c',
+    },
+  });
   upstream.chat(
     fakeChatHandler(
       (res) => writeJson(res, 400, { error: { code: 400, message: "'messages' is required", type: 'invalid_request_error' } }),

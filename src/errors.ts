@@ -58,6 +58,8 @@ export interface SvirErrorOptions {
   backend?: string;
   /** Overrides the code's default (see RETRYABLE_BY_DEFAULT). */
   retryable?: boolean;
+  /** A context overflow's counts, where known: the Messages route words them as Claude Code reads them. */
+  overflow?: { promptTokens: number | null; contextTokens: number | null };
   cause?: unknown;
 }
 
@@ -85,6 +87,8 @@ export class SvirError extends Error {
   readonly backend: string | undefined;
   /** Whether failover may send the same request again (to this or another backend). */
   readonly retryable: boolean;
+  /** A context overflow's counts (`context_length_exceeded`), where the server gave them. */
+  readonly overflow: { promptTokens: number | null; contextTokens: number | null } | undefined;
 
   constructor(code: ErrorCode, options: SvirErrorOptions = {}) {
     const entry = ERROR_CATALOGUE[code];
@@ -100,6 +104,7 @@ export class SvirError extends Error {
     this.retryAfter = options.retryAfter === undefined ? undefined : String(options.retryAfter);
     this.backend = options.backend;
     this.retryable = options.retryable ?? RETRYABLE_BY_DEFAULT.has(code);
+    this.overflow = options.overflow;
   }
 
   toBody(): OpenAIErrorBody {

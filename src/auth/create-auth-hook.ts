@@ -38,7 +38,10 @@ export function createAuthHook(keys: readonly string[]): AuthHook {
   const digests = digestApiKeys(keys);
   return async (request) => {
     if (digests.digests.length === 0 || isExempt(request)) return;
-    const error = checkApiKey(request.headers.authorization, digests);
+    // Anthropic's clients send the key as `x-api-key` (Claude Code with ANTHROPIC_API_KEY): taken as a Bearer token when no Authorization came.
+    const apiKey = request.headers['x-api-key'];
+    const header = request.headers.authorization ?? (typeof apiKey === 'string' ? `Bearer ${apiKey}` : undefined);
+    const error = checkApiKey(header, digests);
     if (error !== null) throw error;
   };
 }

@@ -109,6 +109,7 @@ export function mapUpstreamError(input: MapUpstreamErrorInput): SvirError {
     return new SvirError('context_length_exceeded', {
       ...base,
       param: 'messages',
+      overflow: { promptTokens: overflow.promptTokens, contextTokens },
       message: `${prefix}: ${contextOverflowMessage({ promptTokens: overflow.promptTokens, contextTokens }, serverMessage)}`,
     });
   }

@@ -98,7 +98,7 @@ export async function attempt(deps: RouteDeps, scope: RequestScope, candidate: R
         timeouts: backend.config.timeouts,
         // Comments only fit a stream: a `stream: false` client waits for one JSON body.
         keepaliveMs: route.stream ? state.config.server.keepaliveMs : 0,
-        onKeepalive: () => sendKeepalive(reply),
+        onKeepalive: () => sendKeepalive(reply, route.keepalive),
         controller: abort,
         startedAt: deadlinesFrom,
       });

@@ -99,4 +99,6 @@ export interface BackendRoute {
    * backend's answer): applied to every error that leaves them. The chat route has none.
    */
   params?: ParamVocabulary;
+  /** The keepalive's bytes while the first token is awaited; a `: keepalive` comment by default. */
+  keepalive?: string;
 }

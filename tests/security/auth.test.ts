@@ -71,7 +71,10 @@ async function call(method: string, path: string, authorization?: string): Promi
 function expect401(answer: { status: number; text: string; headers: Record<string, unknown> }, what: string): void {
   expect(answer.status, what).toBe(401);
   expect(answer.headers['www-authenticate'], what).toBe('Bearer');
-  if (answer.text !== '') expect(readErrorBody(answer.text)?.code, what).toBe('invalid_api_key');
+  if (answer.text === '') return;
+  // The Messages routes answer in Anthropic's shape (docs/messages.md), every other route in svir's.
+  if (/ \/v1\/messages(\/|\?|$)/.test(what)) expect(JSON.parse(answer.text), what).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+  else expect(readErrorBody(answer.text)?.code, what).toBe('invalid_api_key');
 }
 
 describe('routes without a key', () => {
@@ -139,6 +142,14 @@ describe('keys', () => {
     const answer = await call('GET', '/v1/models', authorization);
     expect401(answer, authorization.slice(0, 40));
     expect(answer.text).not.toContain(CONFIG_KEY);
+  });
+
+  it("takes the key as x-api-key (Anthropic's clients), Authorization first when both come", async () => {
+    const get = async (headers: Record<string, string>) => (await request(`${svir.url}/v1/models`, { headers })).statusCode;
+    expect(await get({ 'x-api-key': CONFIG_KEY })).toBe(200);
+    expect(await get({ 'x-api-key': ENV_KEY })).toBe(200);
+    expect(await get({ 'x-api-key': `${CONFIG_KEY}x` })).toBe(401);
+    expect(await get({ 'x-api-key': CONFIG_KEY, authorization: 'Bearer wrong' })).toBe(401);
   });
 
   it('refuses the key followed by a NUL (at the HTTP parser, or as a wrong key)', async () => {

@@ -40,6 +40,8 @@ import { registerChatCompletionsRoute } from './routes/chat-completions.js';
 import { registerCompletionsRoute } from './routes/completions.js';
 import { registerEmbeddingsRoute } from './routes/embeddings.js';
 import { registerModelsRoutes } from './routes/models.js';
+import { defaultMakeMessageId } from './ids/make-message-id.js';
+import { registerMessagesRoutes } from './routes/messages.js';
 import { registerResponsesRoutes } from './routes/responses.js';
 import { createResponseStore } from './store/create-response-store.js';
 import { createUpstreamPool } from './upstream/create-upstream-pool.js';
@@ -211,6 +213,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   };
   registerChatCompletionsRoute(app, routeDeps);
   registerResponsesRoutes(app, { ...routeDeps, makeResponsesId: deps.makeResponsesId ?? defaultMakeResponsesId, store: cluster?.store ?? responseStore });
+  registerMessagesRoutes(app, { ...routeDeps, makeMessageId: deps.makeMessageId ?? defaultMakeMessageId });
   registerCompletionsRoute(app, routeDeps);
   registerEmbeddingsRoute(app, routeDeps);
 

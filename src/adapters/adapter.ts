@@ -5,6 +5,7 @@
  */
 import type { ChatRequest } from '../requests/chat-request.js';
 import type { BackendConfig, BackendType } from '../config/schema.js';
+import type { TokenCountInput, TokenCountPlan } from './models/token-count-plan.js';
 import type { SvirError } from '../errors.js';
 import type { Part, SseEvent } from '../normalize/parts.js';
 import type { ReasoningTags, StreamContext } from '../normalize/stream-context.js';
@@ -88,6 +89,8 @@ export interface ContextProbe {
   read(json: unknown): number | undefined;
 }
 
+export type { TokenCountInput, TokenCountPlan };
+
 export interface Adapter {
   readonly type: BackendType;
   readonly legacy: LegacyRoutes;
@@ -129,4 +132,6 @@ export interface Adapter {
   servedModelId?(requested: string, listed: readonly string[]): string | undefined;
   /** Where the server reports its context per request (llama.cpp's `/props`); absent: it has no such route. */
   readonly contextProbe?: ContextProbe;
+  /** How the server counts a prompt's tokens with its own tokenizer; absent: it cannot, svir estimates. */
+  tokenCounter?(input: TokenCountInput): TokenCountPlan;
 }

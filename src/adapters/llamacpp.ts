@@ -18,6 +18,7 @@ import { commonRewrites } from './request/common-rewrites.js';
 import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
 import { inlineTextFiles } from './request/inline-text-files.js';
 import { makeToUpstream } from './request/make-to-upstream.js';
+import { llamacppTokenCount } from './models/llamacpp-token-count.js';
 import { readPropsContext } from './models/read-props-context.js';
 import { maxCompletionTokensToMaxTokens } from './request/max-completion-tokens-to-max-tokens.js';
 import { namedToolChoiceToRequired } from './request/named-tool-choice-to-required.js';
@@ -58,4 +59,5 @@ export const llamacppAdapter: Adapter = {
   planRetry: planOptionalFieldRetry,
   // Its context per request (`-c` over `--parallel`), which its model list does not say.
   contextProbe: { path: 'props', read: readPropsContext },
+  tokenCounter: llamacppTokenCount,
 };

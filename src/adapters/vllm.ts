@@ -15,6 +15,7 @@ import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
 import { inlineTextFiles } from './request/inline-text-files.js';
+import { vllmTokenCount } from './models/vllm-token-count.js';
 import { makeToUpstream } from './request/make-to-upstream.js';
 import { firstRetryPlan } from './retry/first-retry-plan.js';
 import { planEffortRetry } from './retry/plan-effort-retry.js';
@@ -37,4 +38,5 @@ export const vllmAdapter: Adapter = {
   readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
   readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
   planRetry: firstRetryPlan([planEffortRetry, planOptionalFieldRetry]),
+  tokenCounter: vllmTokenCount,
 };

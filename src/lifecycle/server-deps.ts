@@ -20,6 +20,8 @@ export interface ServerDeps {
   makeId?: (kind: IdKind) => string;
   /** Ids of the Responses route: a response (`resp_…`) and its items (`msg_…`, `rs_…`, `fc_…`). */
   makeResponsesId?: (kind: ResponsesIdKind) => string;
+  /** Ids of the Messages route's messages (`msg_…`). */
+  makeMessageId?: () => string;
   /** Where `SVIR_API_KEYS` is read from; process.env by default. */
   env?: Env;
   pool?: UpstreamPool;

@@ -22,10 +22,13 @@
  */
 import { randomInt } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { z } from 'zod';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
 import { fakeCompletionHandler, fakeEmbeddingHandler } from './fake-legacy.js';
 import {
+  fakeChatBodySchema,
   hasImagePart,
+  messageText,
   modelAnswer,
   promptText,
   sseData,
@@ -224,6 +227,31 @@ export async function startLlamaCppServer(options: LlamaCppOptions = {}): Promis
       model_path: settings.modelPath,
       modalities: { vision: settings.mmproj, audio: false },
       build_info: settings.release === 'v0.5.0' ? 'b0-de3ff81' : 'b11429-3f2a1c',
+    },
+  });
+  // Its tokenizer, as Messages count_tokens asks it: the template renders the messages (here one
+  // line per message, its role marked), then /tokenize counts a token per character, as this
+  // fake counts its context.
+  upstream.route('POST', '/apply-template', {
+    kind: 'handler',
+    handle: (_req, res, recorded) => {
+      const body = fakeChatBodySchema.safeParse(recorded.body);
+      if (!body.success) {
+        writeJson(res, 400, { error: { code: 400, message: "'messages' is required", type: 'invalid_request_error' } });
+        return;
+      }
+      writeJson(res, 200, { prompt: body.data.messages.map((m) => `<|${m.role}|>${messageText(m.content)}`).join('\n') + '\n<|assistant|>' });
+    },
+  });
+  upstream.route('POST', '/tokenize', {
+    kind: 'handler',
+    handle: (_req, res, recorded) => {
+      const content = z.looseObject({ content: z.string() }).safeParse(recorded.body);
+      if (!content.success) {
+        writeJson(res, 400, { error: { code: 400, message: '"content" must be provided', type: 'invalid_request_error' } });
+        return;
+      }
+      writeJson(res, 200, { tokens: Array.from(content.data.content, (_c, i) => i) });
     },
   });
   upstream.chat(

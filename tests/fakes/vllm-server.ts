@@ -18,6 +18,7 @@ import {
   JSON_ANSWER,
   modelAnswer,
   namedChoice,
+  fakeChatBodySchema,
   pieces,
   promptText,
   sseData,
@@ -145,6 +146,20 @@ export async function startVllmServer(options: VllmOptions = {}): Promise<Script
     body: {
       object: 'list',
       data: [{ id: settings.servedModelName, object: 'model', created: 1_760_000_000, owned_by: 'vllm', root: '/models/Qwen3.8-27B', parent: null, max_model_len: settings.maxModelLen }],
+    },
+  });
+  // Its tokenizer route: a chat request's prompt counted with the template, a token per character
+  // of the prompt here, as this fake counts its context.
+  upstream.route('POST', '/tokenize', {
+    kind: 'handler',
+    handle: (_req, res, recorded) => {
+      const body = fakeChatBodySchema.safeParse(recorded.body);
+      if (!body.success) {
+        badRequest(res, 'messages: Field required');
+        return;
+      }
+      const count = promptText(body.data).length;
+      writeJson(res, 200, { count, max_model_len: settings.maxModelLen, tokens: Array.from({ length: count }, (_v, i) => i), token_strs: null });
     },
   });
   upstream.chat(

@@ -30,6 +30,8 @@ export const SVIR_TARGETS = ['svir-openai', 'svir-llamacpp'] as const;
 export const SVIR_RESPONSES = 'svir-responses';
 /** svir with `cluster.redis` against a redis-server on loopback (`--redis`), the mock as an `openai` backend. */
 export const SVIR_CLUSTER = 'svir-cluster';
+/** svir's Messages route (Anthropic's API), the mock as an `openai` backend (when the build has the route). */
+export const SVIR_MESSAGES = 'svir-messages';
 /** A candidate build (`--candidate`), run with the mock as an `openai` backend next to the rest. */
 export const CANDIDATE = 'candidate-openai';
 

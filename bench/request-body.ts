@@ -39,6 +39,22 @@ export function chatRequestBody(model = BENCH_MODEL): string {
 }
 
 /**
+ * The same conversation, tool and limits as a Messages request (Anthropic's API, as Claude
+ * Code sends it: the system prompt apart, the tool's schema as `input_schema`).
+ */
+export function messagesRequestBody(model = BENCH_MODEL): string {
+  return JSON.stringify({
+    model,
+    stream: true,
+    temperature: 0.7,
+    max_tokens: 512,
+    system: SYSTEM,
+    messages: TURNS,
+    tools: [{ name: TOOL.name, description: TOOL.description, input_schema: TOOL.parameters }],
+  });
+}
+
+/**
  * The same conversation, tool and limits as a Responses request. `store: false`: the route keeps
  * no copy of each answer, so what is measured is the hot path, not the response store.
  */

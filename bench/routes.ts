@@ -4,10 +4,10 @@
  * the mock for the same streamed answer. Every section takes one, so the Responses route is
  * measured exactly as the chat route is.
  */
-import { chatRequestBody, responsesRequestBody } from './request-body.js';
+import { chatRequestBody, messagesRequestBody, responsesRequestBody } from './request-body.js';
 
 export interface BenchRoute {
-  name: 'chat' | 'responses';
+  name: 'chat' | 'responses' | 'messages';
   path: string;
   body: string;
   /** Headers sent with every request besides content-type and accept (Portkey's routing headers). */
@@ -33,4 +33,13 @@ export const RESPONSES_ROUTE: BenchRoute = {
   firstText: /"delta":"[^"]/,
   // The last event of a whole answer; its data line is long, so only the event line is looked for.
   complete: (body) => /event: response\.completed\ndata: \{[^\n]*\}\n\n$/.test(body),
+};
+
+export const MESSAGES_ROUTE: BenchRoute = {
+  name: 'messages',
+  path: '/v1/messages',
+  body: messagesRequestBody(),
+  // A text delta with something in it (a block's start carries an empty text).
+  firstText: /"text":"[^"]/,
+  complete: (body) => body.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n'),
 };

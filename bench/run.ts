@@ -32,11 +32,12 @@ import {
   PASS_THROUGH,
   PORTKEY,
   SVIR_CLUSTER,
+  SVIR_MESSAGES,
   SVIR_RESPONSES,
   writeReport,
   type LoadSummary,
 } from './report.js';
-import { CHAT_ROUTE, RESPONSES_ROUTE, type BenchRoute } from './routes.js';
+import { CHAT_ROUTE, MESSAGES_ROUTE, RESPONSES_ROUTE, type BenchRoute } from './routes.js';
 import { cpuPerRequest, median, runSequential, type SequentialResult } from './sequential.js';
 import type { LoadResult } from './load.js';
 import { formatSideBySide, summarizeSideBySide, type SideBySideResult, type SideBySideRound } from './side-by-side.js';
@@ -138,6 +139,14 @@ async function startLoadTargets(o: BenchOptions, maxLifetimeMs: number, started:
   else {
     process.stderr.write(`${SVIR_RESPONSES}: not measured (no ${RESPONSES_ROUTE.path} in this build)\n`);
     await svirResponses.stop();
+  }
+  // The Messages route likewise, in a process of its own (its CPU per request beside svir-openai's is issue 21's figure).
+  const svirMessages = await svirProcess(SVIR_MESSAGES, 'openai', o.svirEntry, o.svirFrom);
+  started.push(svirMessages);
+  if (await hasRoute(svirMessages.port, MESSAGES_ROUTE)) targets.set(SVIR_MESSAGES, { process: svirMessages, route: MESSAGES_ROUTE });
+  else {
+    process.stderr.write(`${SVIR_MESSAGES}: not measured (no ${MESSAGES_ROUTE.path} in this build)\n`);
+    await svirMessages.stop();
   }
   if (o.compare.includes('portkey')) {
     const portkey = await spawnTarget(PORTKEY, { kind: 'portkey' }, { maxLifetimeMs, cpuProfDir });

@@ -187,6 +187,16 @@ describe('answers', () => {
     expectMessagesStream(events);
   });
 
+  it('pings committed the stream, then the backend failed: Anthropic\'s event: error, not the chat error event', async () => {
+    slow.chat({ kind: 'sse', pieces: [{ delayMs: 300 }], finish: 'destroy' });
+    const answer = await post('/v1/messages', { model: 'slow-model', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(answer.status).toBe(200);
+    const events = parseMessagesEvents(answer.text);
+    expect(events[0]?.type).toBe('ping');
+    expect(events.at(-1)).toMatchObject({ type: 'error', error: { type: 'api_error' }, request_id: expect.any(String) as unknown });
+    expect(events.filter((e) => e.type !== 'ping')).toHaveLength(1);
+  });
+
   it('a failure after the first event closes the open block, then one event: error in Anthropic\'s shape', async () => {
     slow.chat({
       kind: 'sse',

@@ -262,6 +262,8 @@ export interface RenderOptions {
    * the partial answer first (a connection cut right after the last bytes can lose them).
    */
   failAfter?: Promise<unknown>;
+  /** The same by time, counted from when the answer's last words were written (a client svir cannot signal from). */
+  failAfterMs?: number;
 }
 
 /** The whole scripted answer for the fake upstream of one backend flavor. */
@@ -270,6 +272,7 @@ export function renderUpstreamTurn(flavor: BackendFlavor, turn: UpstreamTurn, op
   if (turn.end.kind === 'done') return { kind: 'sse', pieces: cut(events.join('')), finish: 'end' };
   const pieces: Piece[] = cut(events.join(''));
   if (options.failAfter !== undefined) pieces.push({ waitFor: options.failAfter });
+  if (options.failAfterMs !== undefined) pieces.push({ delayMs: options.failAfterMs });
   if (failure.length > 0) {
     pieces.push(...cut(failure.join('')));
     return { kind: 'sse', pieces, finish: 'end' };

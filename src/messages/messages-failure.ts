@@ -41,6 +41,7 @@ const TYPES: Record<ErrorCode, { type: string; status?: number }> = {
   upstream_auth_failed: { type: 'api_error' },
   upstream_error: { type: 'api_error' },
   backend_unavailable: { type: 'overloaded_error', status: 529 },
+  store_unavailable: { type: 'api_error' },
   upstream_timeout: { type: 'timeout_error' },
 };
 

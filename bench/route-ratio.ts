@@ -1,8 +1,8 @@
 /**
- * The Responses route's CPU per request ÷ the chat route's (issue 26: within 1.15×), for one or
- * more builds of svir (not part of `npm run bench`). Each build runs as one svir process in
- * front of the bench's mock (an `openai` backend, the bench's 64-chunk answer); the two routes
- * are loaded in turn on that same process, in short runs (32 connections), the order swapped
+ * The Responses and Messages routes' CPU per request ÷ the chat route's (issues 26 and 21:
+ * within 1.15×), for one or more builds of svir (not part of `npm run bench`). Each build runs as one svir process in
+ * front of the bench's mock (an `openai` backend, the bench's 64-chunk answer); the three routes
+ * are loaded in turn on that same process, in short runs (32 connections), the order reversed
  * every round, the builds taking turns likewise. Both routes of a build then meet the same
  * process state and, within a second or so, the same load from whatever else the machine runs,
  * which moves CPU time per request by a third from run to run on a shared machine. Printed per
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runLoad } from './load.js';
 import { DEFAULT_MOCK, startMockUpstream } from './mock-upstream.js';
-import { CHAT_ROUTE, RESPONSES_ROUTE, type BenchRoute } from './routes.js';
+import { CHAT_ROUTE, MESSAGES_ROUTE, RESPONSES_ROUTE, type BenchRoute } from './routes.js';
 import { median } from './sequential.js';
 import { spawnTarget, type TargetProcess } from './target-process.js';
 
@@ -36,14 +36,15 @@ const builds = (positionals.length > 0 ? positionals : [`svir=${fileURLToPath(ne
 
 const mock = await startMockUpstream(DEFAULT_MOCK);
 const upstream = `http://127.0.0.1:${String(mock.port)}/v1/`;
-const targets: { name: string; svir: TargetProcess; chat: number[]; responses: number[] }[] = [];
+const ROUTES = [CHAT_ROUTE, RESPONSES_ROUTE, MESSAGES_ROUTE] as const;
+const targets: { name: string; svir: TargetProcess; chat: number[]; responses: number[]; messages: number[] }[] = [];
 for (const build of builds) {
   const svir = await spawnTarget(
     build.name,
     { kind: 'svir', backendType: 'openai', upstream, source: 'dist', entry: build.entry, logLevel: 'info' },
     { maxLifetimeMs: 60 * 60_000 },
   );
-  targets.push({ name: build.name, svir, chat: [], responses: [] });
+  targets.push({ name: build.name, svir, chat: [], responses: [], messages: [] });
 }
 
 async function cpuUs(target: TargetProcess): Promise<number> {
@@ -60,25 +61,28 @@ async function measure(target: TargetProcess, route: BenchRoute): Promise<number
   return used / result.completed;
 }
 
-// Warm-up: every process on both routes.
-for (const target of targets) for (const route of [CHAT_ROUTE, RESPONSES_ROUTE]) await runLoad({ port: target.svir.port, route, connections: CONNECTIONS, durationS: 2 });
+// Warm-up: every process on every route.
+for (const target of targets) for (const route of ROUTES) await runLoad({ port: target.svir.port, route, connections: CONNECTIONS, durationS: 2 });
 
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 === 0 ? targets : [...targets].reverse();
   for (const target of order) {
-    const routes = round % 2 === 0 ? [CHAT_ROUTE, RESPONSES_ROUTE] : [RESPONSES_ROUTE, CHAT_ROUTE];
+    const routes = round % 2 === 0 ? ROUTES : [...ROUTES].reverse();
     for (const route of routes) target[route.name].push(await measure(target.svir, route));
   }
 }
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 for (const target of targets) {
-  const ratios = target.chat.map((chat, i) => (target.responses[i] ?? Number.NaN) / chat);
-  console.log(
-    `${target.name}: chat ${median(target.chat).toFixed(0)} µs/req, responses ${median(target.responses).toFixed(0)} µs/req (medians over ${String(rounds)} rounds); ` +
-      `responses ÷ chat: median of per-round ratios ${median(ratios).toFixed(3)}, ratio of means ${(mean(target.responses) / mean(target.chat)).toFixed(3)}, ` +
-      `ratio of medians ${(median(target.responses) / median(target.chat)).toFixed(3)}`,
-  );
+  for (const name of ['responses', 'messages'] as const) {
+    const runs = target[name];
+    const ratios = target.chat.map((chat, i) => (runs[i] ?? Number.NaN) / chat);
+    console.log(
+      `${target.name}: chat ${median(target.chat).toFixed(0)} µs/req, ${name} ${median(runs).toFixed(0)} µs/req (medians over ${String(rounds)} rounds); ` +
+        `${name} ÷ chat: median of per-round ratios ${median(ratios).toFixed(3)}, ratio of means ${(mean(runs) / mean(target.chat)).toFixed(3)}, ` +
+        `ratio of medians ${(median(runs) / median(target.chat)).toFixed(3)}`,
+    );
+  }
 }
 for (const target of targets) await target.svir.stop();
 mock.server.closeAllConnections();

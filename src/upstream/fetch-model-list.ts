@@ -113,7 +113,7 @@ export async function fetchModelList(
     seen.add(entry.id);
     const model: DiscoveredModel = { id: entry.id };
     if (entry.created !== undefined) model.created = entry.created;
-    // vLLM's `max_model_len`; llama.cpp's `meta.n_ctx` (R§6).
+    // vLLM's `max_model_len`; llama.cpp's `meta.n_ctx` (docs/wire-protocol.md#model-listing).
     const contextLength = entry.max_model_len ?? entry.meta?.n_ctx;
     if (contextLength !== undefined) model.contextLength = contextLength;
     models.push(model);

@@ -215,8 +215,6 @@ describe.each(REAL_FORMATS)('$name', (format: RealFormat) => {
         : Math.floor((usage.success ? usage.data.input_tokens : 0) / CODEX_PROMPT_TOKENS_AT_LEAST);
       expect(turns, transcript).toBe(format.codex === 'call-then-answer' ? 2 : 1);
     },
-    // The tiny model calls whichever of Codex's tools it finds first; a few of them send Codex
-    // round in circles until the 150 s limit (GLM-4.6 once in the final check of 2 December): two retries.
-    { timeout: 200_000, retry: 2 },
+    200_000,
   );
 });

@@ -1,5 +1,5 @@
 /**
- * Child process of tests/server/log-destination.test.ts: logs `count` lines through svir's
+ * Child process of tests/logging/log-destination.test.ts: logs `count` lines through svir's
  * logger on the CLI's destination (stdout, asynchronous), then ends as `how` says, at once, without a
  * flush of its own.
  *   node --import tsx tests/helpers/log-then-end.ts <count> exit|throw|reject|stay

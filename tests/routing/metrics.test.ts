@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sse, type ScriptedResponse } from '../fakes/scripted-upstream.js';
 import { buildChatEvents } from '../faults/chat-events.js';
-import { readMetric } from './helpers/read-metric.js';
+import { readMetric } from '../helpers/read-metric.js';
 import { answer, chatBody, closedPortUrl, post, startFleet, until, type Fleet } from './helpers/start-fleet.js';
 
 function scripted(spec: Parameters<typeof buildChatEvents>[0], tail: 'done' | 'hang' = 'done'): ScriptedResponse {

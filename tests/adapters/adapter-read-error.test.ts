@@ -9,7 +9,7 @@ import { createStreamMemo } from '../../src/normalize/stream-memo.js';
 import { getAdapter } from '../../src/adapters/index.js';
 import { BACKEND_TYPES, type BackendType } from '../../src/config/schema.js';
 import { toErrorResponse, type SvirError } from '../../src/errors.js';
-import { UPSTREAM_ERROR_FORMS, type UpstreamErrorForm } from './upstream-error-forms.js';
+import { UPSTREAM_ERROR_FORMS, type UpstreamErrorForm } from '../errors/upstream-error-forms.js';
 
 const ctx: StreamContext = {
   model: 'm',

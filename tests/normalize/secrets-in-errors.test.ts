@@ -3,7 +3,7 @@ import { checkApiKey } from '../../src/auth/check-api-key.js';
 import { toErrorResponse } from '../../src/errors.js';
 import { mapUpstreamError } from '../../src/normalize/map-upstream-error.js';
 import { REDACTED, redactSecrets } from '../../src/normalize/redact-secrets.js';
-import { UPSTREAM_ERROR_FORMS } from './upstream-error-forms.js';
+import { UPSTREAM_ERROR_FORMS } from '../errors/upstream-error-forms.js';
 
 const BACKEND_KEY = 'backend-key-7f3a9c2e';
 const SVIR_KEY = 'svir-own-key-41d8e0';

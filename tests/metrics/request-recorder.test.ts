@@ -4,7 +4,7 @@ import { SvirError } from '../../src/errors.js';
 import { createMetrics } from '../../src/metrics/create-metrics.js';
 import { createRequestRecorder } from '../../src/metrics/request-recorder.js';
 import type { CleanChunk, CleanDelta } from '../../src/normalize/clean-chunk.js';
-import { readMetric } from './helpers/read-metric.js';
+import { readMetric } from '../helpers/read-metric.js';
 
 function chunk(delta: CleanDelta, finish: CleanChunk['choices'][number]['finish_reason'] = null): CleanChunk {
   return { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] };

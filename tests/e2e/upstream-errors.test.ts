@@ -13,7 +13,7 @@ import { ERROR_CATALOGUE } from '../../src/errors.js';
 import { createLogger } from '../../src/logging/create-logger.js';
 import { buildServer } from '../../src/server.js';
 import { startScriptedUpstream, type ScriptedResponse, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
-import { UPSTREAM_ERROR_FORMS, type UpstreamErrorForm } from './upstream-error-forms.js';
+import { UPSTREAM_ERROR_FORMS, type UpstreamErrorForm } from '../errors/upstream-error-forms.js';
 
 const SVIR_KEY = 'svir-config-key-5b1e77';
 const SVIR_ENV_KEY = 'svir-env-key-90ac3d';

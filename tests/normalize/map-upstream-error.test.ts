@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE, toErrorResponse } from '../../src/errors.js';
 import { mapUpstreamError } from '../../src/normalize/map-upstream-error.js';
-import { UPSTREAM_ERROR_FORMS } from './upstream-error-forms.js';
+import { UPSTREAM_ERROR_FORMS } from '../errors/upstream-error-forms.js';
 
 describe('mapUpstreamError over every upstream error form in the reference', () => {
   it.each(UPSTREAM_ERROR_FORMS.map((form) => [form.name, form] as const))('%s', (_name, form) => {

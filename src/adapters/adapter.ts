@@ -97,6 +97,11 @@ export interface Adapter {
   /** The URL and auth headers of one of the server's routes, for this model. */
   endpoint(route: UpstreamRoute, backend: BackendInfo, upstreamModel: string): UpstreamEndpoint;
   /**
+   * Where the server lists its models, with the backend's own credentials (never a client's):
+   * also the credentials svir's other server-level requests (`/props`, tokenizer) go with.
+   */
+  modelsEndpoint(backend: BackendInfo): UpstreamEndpoint;
+  /**
    * How content is read for `<think>` tags when the config does not say: `off` for a type whose
    * models never write them (Azure OpenAI), else `auto` (absent).
    */

@@ -14,7 +14,7 @@ import type { Part, SseEvent } from '../normalize/parts.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
 import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
-import { azureCall, azureEndpoint } from './request/azure-call.js';
+import { azureCall, azureEndpoint, azureModelsEndpoint } from './request/azure-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { ensureJsonWord } from './request/ensure-json-word.js';
@@ -39,6 +39,7 @@ export const azureAdapter: Adapter = {
   // Both routes on the deployment; `suffix` where the model takes it (the server says which).
   legacy: { completions: { suffix: true, promptList: true }, embeddings: true },
   endpoint: azureEndpoint,
+  modelsEndpoint: azureModelsEndpoint,
   // Its models never write think tags: a `<think>` in an answer is what the model wrote.
   defaultReasoningTags: 'off',
   toUpstream: makeToUpstream(

@@ -12,7 +12,7 @@ import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
 import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
-import { bearerCall, bearerEndpoint } from './request/bearer-call.js';
+import { bearerCall, bearerEndpoint, bearerModelsEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
@@ -33,6 +33,7 @@ export const llamacppAdapter: Adapter = {
   legacy: { completions: { suffix: false, promptList: true }, embeddings: true },
   reasoningMarkers: LLAMACPP_REASONING_MARKERS,
   endpoint: bearerEndpoint,
+  modelsEndpoint: bearerModelsEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({

@@ -11,7 +11,7 @@ import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
 import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
-import { bearerCall, bearerEndpoint } from './request/bearer-call.js';
+import { bearerCall, bearerEndpoint, bearerModelsEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { dropUnreadToolChoice } from './request/drop-unread-tool-choice.js';
@@ -30,6 +30,7 @@ export const mlxLmAdapter: Adapter = {
   // /v1/completions, which reads no `suffix` and tokenizes `prompt` as one string; no /v1/embeddings.
   legacy: { completions: { suffix: false, promptList: false }, embeddings: false },
   endpoint: bearerEndpoint,
+  modelsEndpoint: bearerModelsEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({

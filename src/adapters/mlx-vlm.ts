@@ -9,7 +9,7 @@ import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
 import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
-import { bearerCall, bearerEndpoint } from './request/bearer-call.js';
+import { bearerCall, bearerEndpoint, bearerModelsEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
@@ -23,6 +23,7 @@ export const mlxVlmAdapter: Adapter = {
   // /v1/embeddings (floats whatever encoding_format says); no /v1/completions.
   legacy: { completions: null, embeddings: true },
   endpoint: bearerEndpoint,
+  modelsEndpoint: bearerModelsEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({ reasoningKey: 'reasoning_content', contentChecks: [inlineTextFiles] }),

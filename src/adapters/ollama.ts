@@ -14,7 +14,7 @@ import type { Adapter } from './adapter.js';
 import { mapUpstreamError } from '../normalize/map-upstream-error.js';
 import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
-import { bearerCall, bearerEndpoint } from './request/bearer-call.js';
+import { bearerCall, bearerEndpoint, bearerModelsEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { dropUnreadToolChoice } from './request/drop-unread-tool-choice.js';
@@ -43,6 +43,7 @@ export const ollamaAdapter: Adapter = {
   // is one string only, and embeddings honour encoding_format (docs/ollama.md).
   legacy: { completions: { suffix: true, promptList: false }, embeddings: true },
   endpoint: bearerEndpoint,
+  modelsEndpoint: bearerModelsEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({ reasoningKey: 'reasoning', contentChecks: [inlineTextFiles] }),

@@ -9,7 +9,7 @@ import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
-import { bearerCall, bearerEndpoint } from './request/bearer-call.js';
+import { bearerCall, bearerEndpoint, bearerModelsEndpoint } from './request/bearer-call.js';
 import { effortToTemplateKwargs } from './request/effort-to-template-kwargs.js';
 import { ensureJsonWord } from './request/ensure-json-word.js';
 import { makeToUpstream } from './request/make-to-upstream.js';
@@ -22,6 +22,7 @@ export const openaiAdapter: Adapter = {
   // Both routes, and `suffix` where the model takes it (the server says which).
   legacy: { completions: { suffix: true, promptList: true }, embeddings: true },
   endpoint: bearerEndpoint,
+  modelsEndpoint: bearerModelsEndpoint,
   toUpstream: makeToUpstream(
     [
       ...commonRewrites({ reasoningKey: 'reasoning_content', knowsDeveloperRole: true }),

@@ -1,10 +1,10 @@
 /**
- * Where a backend lists its models and with which credentials: `GET {base}/v1/models` with the
- * backend's Bearer key, or for Azure `{resource}/openai/v1/models` with `api-key`. Only the
- * backend's configured key is ever sent, never a client's.
+ * Where a backend lists its models and with which credentials: its adapter says (an ordinary
+ * server `GET {base}/v1/models` with its Bearer key; Azure its resource's list with `api-key`).
+ * Only the backend's configured key is ever sent, never a client's.
  */
 import type { BackendInfo } from '../adapters/adapter.js';
-import { azureResourceUrl } from '../adapters/request/azure-call.js';
+import { getAdapter } from '../adapters/index.js';
 
 export interface ModelsRequest {
   url: string;
@@ -12,15 +12,5 @@ export interface ModelsRequest {
 }
 
 export function modelsRequest(backend: BackendInfo): ModelsRequest {
-  const { apiKey, type } = backend.config;
-  if (type === 'azure') {
-    return {
-      url: `${azureResourceUrl(backend.config.url)}/openai/v1/models`,
-      headers: apiKey === undefined ? {} : { 'api-key': apiKey },
-    };
-  }
-  return {
-    url: new URL('models', backend.baseUrl).toString(),
-    headers: apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },
-  };
+  return getAdapter(backend.config.type).modelsEndpoint(backend);
 }

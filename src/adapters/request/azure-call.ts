@@ -28,6 +28,16 @@ export function azureEndpoint(route: UpstreamRoute, backend: BackendInfo, deploy
   return { url, headers };
 }
 
+/**
+ * The resource's model list, `{resource}/openai/v1/models` with `api-key`, whichever chat route
+ * the config picked (the list is not per deployment).
+ */
+export function azureModelsEndpoint(backend: BackendInfo): UpstreamEndpoint {
+  const headers: Record<string, string> = {};
+  if (backend.config.apiKey !== undefined) headers['api-key'] = backend.config.apiKey;
+  return { url: `${azureResourceUrl(backend.config.url)}/openai/v1/models`, headers };
+}
+
 export function azureCall(draft: RequestDraft, backend: BackendInfo): UpstreamCall {
   const { url, headers } = azureEndpoint('chat/completions', backend, draft.body.model);
   // Not `{ ...endpoint, body, changes }`: new keys after a spread are V8's slow path on Node 20.

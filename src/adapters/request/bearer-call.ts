@@ -13,6 +13,13 @@ export function bearerEndpoint(route: UpstreamRoute, backend: BackendInfo): Upst
   return { url: `${base}${route}`, headers };
 }
 
+/** `GET {base}/v1/models`, with the backend's Bearer key when it has one. */
+export function bearerModelsEndpoint(backend: BackendInfo): UpstreamEndpoint {
+  const headers: Record<string, string> = {};
+  if (backend.config.apiKey !== undefined) headers.authorization = `Bearer ${backend.config.apiKey}`;
+  return { url: new URL('models', backend.baseUrl).toString(), headers };
+}
+
 interface KnownEndpoint {
   baseUrl: string;
   apiKey: string | undefined;

@@ -21,7 +21,7 @@ import {
   type RecordedCase,
   type ServerVariant,
 } from '../../tests/real/recorded-cases.js';
-import { runFixture } from '../../tests/helpers/replay-fixture.js';
+import { FIXTURE_CTX_KEYS, runFixture } from '../../tests/helpers/replay-fixture.js';
 
 const repo = join(import.meta.dirname, '..', '..');
 const streamDir = join(repo, 'tests', 'fixtures', 'llamacpp');
@@ -72,12 +72,13 @@ async function main(): Promise<void> {
       }
       const name = `${FIXTURE_PREFIX}${recorded.name}`;
       writeFileSync(join(streamDir, `${name}.sse`), answer.bytes);
-      const ctx = { ...answer.ctx };
-      delete ctx.secrets;
-      const outcome = runFixture([answer.bytes], { readEvent: llamacppAdapter.readEvent, ctx });
+      // The fixture keeps the context keys a fixture may set (not secrets, nor the per-stream
+      // memo the reader fills in), taken before the run.
+      const kept = Object.fromEntries(Object.entries(answer.ctx).filter(([key]) => FIXTURE_CTX_KEYS.includes(key)));
+      const outcome = runFixture([answer.bytes], { readEvent: llamacppAdapter.readEvent, ctx: { ...answer.ctx } });
       const spec = {
         description: `llama.cpp ${LLAMACPP_VERSION} (recorded, tiny model): ${recorded.description}`,
-        ctx: { ...ctx, model: recorded.request['model'] },
+        ctx: { ...kept, model: recorded.request['model'] },
         chunks: outcome.chunks,
         error: outcome.error === null ? null : { code: outcome.error.code, messageIncludes: outcome.error.message.slice(0, 40) },
         done: outcome.done,

@@ -93,7 +93,8 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
   private logprobs: unknown = undefined;
 
   /**
-   * Reasoning came, and no answer text, call or refusal yet: whitespace here only separates the
+   * Reasoning came (or a think block closed, empty or not), and no answer text, call or refusal
+   * yet: whitespace here only separates the
    * two (LM Studio's and mlx-lm's `"\n\n"`, docs/contract.md#clean-dialect) and is dropped; the answer starts at its
    * first other character.
    */
@@ -236,6 +237,12 @@ class StreamNormalizer implements ThinkTagSink, ToolCallSink {
     if (text.length === 0) return;
     this.separating = true;
     this.addText(TextKind.Reasoning, text);
+  }
+
+  onReasoningEnd(): void {
+    // An empty think block ends reasoning too: the "\n" GLM-4.6 writes after the `<think></think>`
+    // of a turn with reasoning off is no answer text (docs/llamacpp-real.md).
+    this.separating = true;
   }
 
   onToolCall(piece: CleanToolCallDelta): void {

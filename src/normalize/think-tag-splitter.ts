@@ -22,6 +22,13 @@
 export interface ThinkTagSink {
   onAnswerText(text: string): void;
   onReasoningText(text: string): void;
+  /**
+   * The block's closing marker came. Called for an empty block too (`<think></think>`: a template
+   * that turned reasoning off closes one in the prompt, and a server that leaves markers in
+   * content puts it back): whitespace after it only separates it from the answer, as after
+   * reasoning (docs/contract.md#clean-dialect).
+   */
+  onReasoningEnd(): void;
 }
 
 /** The markers around a reasoning block that opens the answer. */
@@ -139,6 +146,7 @@ export class ThinkTagSplitter {
     if (at !== -1) {
       if (at > 0) sink.onReasoningText(text.slice(0, at));
       this.phase = Phase.Answer;
+      sink.onReasoningEnd();
       const after = at + close.length;
       // What the server sent after the marker is answer text; the normalizer drops the
       // whitespace that only separates it from the reasoning (docs/contract.md#clean-dialect).

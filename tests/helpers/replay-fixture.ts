@@ -166,26 +166,29 @@ export function splitAtSeededOffsets(bytes: Uint8Array, seed: number): Uint8Arra
 
 const reasoningMarkersSchema = z.strictObject({ open: z.string().min(1), close: z.string().min(1) });
 
+/** The stream context a fixture may set (the rest is the test default). */
+const fixtureCtxSchema = z.strictObject({
+  model: z.string(),
+  backend: z.string(),
+  toolNames: z.array(z.string()),
+  includeUsage: z.boolean(),
+  logprobs: z.boolean(),
+  structuredOutput: z.boolean(),
+  reasoningTags: z.enum(['auto', 'open', 'off']),
+  // The marker pairs the adapter names (the llama.cpp recordings carry llamacpp's).
+  reasoningMarkers: z.tuple([reasoningMarkersSchema], reasoningMarkersSchema),
+  reasoningOff: z.boolean(),
+  reasoningField: z.string(),
+});
+
+/** The context keys a fixture's `.json` may hold (the recorder keeps these of a live stream's). */
+export const FIXTURE_CTX_KEYS: readonly string[] = Object.keys(fixtureCtxSchema.shape);
+
 const fixtureSpecSchema = z.strictObject({
   /** What the fixture shows, for the test's name. */
   description: z.string().min(1),
   /** Context overrides for this stream (tools declared, usage asked, think-tag mode, ...). */
-  ctx: z
-    .strictObject({
-      model: z.string(),
-      backend: z.string(),
-      toolNames: z.array(z.string()),
-      includeUsage: z.boolean(),
-      logprobs: z.boolean(),
-      structuredOutput: z.boolean(),
-      reasoningTags: z.enum(['auto', 'open', 'off']),
-      // The marker pairs the adapter names (the llama.cpp recordings carry llamacpp's).
-      reasoningMarkers: z.tuple([reasoningMarkersSchema], reasoningMarkersSchema),
-      reasoningOff: z.boolean(),
-      reasoningField: z.string(),
-    })
-    .partial()
-    .optional(),
+  ctx: fixtureCtxSchema.partial().optional(),
   /** The clean chunks expected, exactly (compared deeply). */
   chunks: z.array(z.unknown()),
   /** The error expected to end the stream, or null. */

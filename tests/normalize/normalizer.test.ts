@@ -204,6 +204,8 @@ describe('normalizer: the whitespace between reasoning and the answer (docs/cont
     ['only a separator, then the finish', [[reasoning('r')], [content('\n\n')], [finish('stop')]], {}, 'r', ''],
     ['think tags: the "\\n\\n" after </think>', [[content('<think>r</thi')], [content('nk>\n')], [content('\nA')]], {}, 'r', 'A'],
     ['a template that opened <think>', [[content('plan')], [content('</think>\n\n')], [content('answer')]], { reasoningTags: 'open' }, 'plan', 'answer'],
+    ['an empty think block (GLM-4.6, reasoning off, markers in content)', [[content('<think></think>\n')], [content('Hello')]], {}, '', 'Hello'],
+    ['an empty think block cut across events', [[content('<think></th')], [content('ink>')], [content(' \n')], [content('\nHello')]], {}, '', 'Hello'],
   ])('%s', (_name, events, ctx, reasoningText, answerText) => {
     const { deltas } = run(events, ctx);
     expect(text(deltas, 'reasoning_content')).toBe(reasoningText);
@@ -222,6 +224,11 @@ describe('normalizer: the whitespace between reasoning and the answer (docs/cont
       {},
     ]);
     expect(reason).toBe('tool_calls');
+  });
+
+  it('drops the "\n" after an empty think block ahead of a call (GLM-4.6 with reasoning off and markers in content)', () => {
+    const { deltas } = run([[content('<think></think>\n')], [call(0, { id: 'c', name: 'f', arguments: '{}' })]], { toolNames: ['f'] });
+    expect(deltas).toEqual([{ role: 'assistant', tool_calls: [{ index: 0, id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, {}]);
   });
 
   it('keeps text after a call as it came: the separator is only the one after reasoning', () => {

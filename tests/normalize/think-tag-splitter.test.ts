@@ -16,6 +16,7 @@ function split(mode: 'auto' | 'open', pieces: string[], markers?: readonly [Reas
   const sink: ThinkTagSink = {
     onAnswerText: (text) => add('answer', text),
     onReasoningText: (text) => add('reasoning', text),
+    onReasoningEnd: () => undefined,
   };
   const splitter = new ThinkTagSplitter(mode, markers);
   for (const piece of pieces) splitter.push(piece, sink);
@@ -74,7 +75,7 @@ describe('ThinkTagSplitter (auto)', () => {
 
   it('tells the caller once the answer began', () => {
     const splitter = new ThinkTagSplitter('auto');
-    const sink: ThinkTagSink = { onAnswerText: () => undefined, onReasoningText: () => undefined };
+    const sink: ThinkTagSink = { onAnswerText: () => undefined, onReasoningText: () => undefined, onReasoningEnd: () => undefined };
     splitter.push('  ', sink);
     expect(splitter.answering).toBe(false);
     splitter.push('<thi', sink);

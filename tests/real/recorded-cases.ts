@@ -274,6 +274,24 @@ function formatCases(format: RealFormat): RecordedCase[] {
       },
     );
   }
+  if (format.name === 'glm-4.6') {
+    // enable_thinking false: the template closes an empty think block in the prompt, and the
+    // parser, told to leave reasoning in content, puts it back there with the "\n" after it.
+    cases.push(
+      {
+        name: `${f}-raw-effort-none`,
+        description: `${f} with --reasoning-format none and reasoning_effort none: an empty think block and "\n" in one content chunk, then the answer`,
+        server: `${f}-raw`,
+        request: { ...base, messages: sayHi, max_tokens: 60, reasoning_effort: 'none' },
+      },
+      {
+        name: `${f}-raw-effort-none-auto`,
+        description: `${f} with --reasoning-format none, reasoning_effort none and tools: an empty think block and "\n" in one content chunk, then the call`,
+        server: `${f}-raw`,
+        request: { ...base, messages: askWeather, tools, max_tokens: 200, reasoning_effort: 'none' },
+      },
+    );
+  }
   return cases;
 }
 

@@ -11,6 +11,7 @@ import type { BackendInfo } from '../adapters/adapter.js';
 import type { StreamContext } from '../normalize/stream-context.js';
 import { createStreamMemo } from '../normalize/stream-memo.js';
 import { getAdapter } from '../adapters/index.js';
+import { knownContextLength } from '../adapters/models/known-context-length.js';
 import { reasoningTagsOf } from '../adapters/reasoning-tags-of.js';
 import { turnsReasoningOff } from '../adapters/request/turns-reasoning-off.js';
 import { chatRequestSchema, type ChatRequest } from '../requests/chat-request.js';
@@ -71,8 +72,14 @@ export interface ProbeDeps {
   reasoningField: string;
 }
 
-/** `sent`: the body the server took (after a retry, the retried one). */
-function streamContext(request: ChatRequest, backend: BackendInfo, reasoningField: string, sent: Record<string, unknown>): StreamContext {
+/** `sent`: the body the server took (after a retry, the retried one); `contextLength`: the backend's known context for the model. */
+function streamContext(
+  request: ChatRequest,
+  backend: BackendInfo,
+  reasoningField: string,
+  sent: Record<string, unknown>,
+  contextLength: number | undefined,
+): StreamContext {
   const format = request.response_format?.type;
   return {
     model: request.model,
@@ -85,6 +92,7 @@ function streamContext(request: ChatRequest, backend: BackendInfo, reasoningFiel
     reasoningOff: turnsReasoningOff(sent, backend.config.effortTemplateKey),
     reasoningField,
     memo: createStreamMemo(),
+    ...(contextLength === undefined ? {} : { contextLength }),
   };
 }
 
@@ -105,9 +113,10 @@ async function runProbe(probe: CheckProbe, backend: BackendInfo, model: string, 
   const secrets = backend.config.apiKey === undefined ? [] : [backend.config.apiKey];
   let changes = [...planned.call.changes];
   try {
-    const opened = await openChatStream({ dispatcher: deps.dispatcher, adapter, backend, call: planned.call, signal, secrets });
+    const contextLength = knownContextLength(backend, model);
+    const opened = await openChatStream({ dispatcher: deps.dispatcher, adapter, backend, call: planned.call, signal, secrets, contextLength });
     changes = opened.changes;
-    const ctx = streamContext(request, backend, deps.reasoningField, opened.sentBody);
+    const ctx = streamContext(request, backend, deps.reasoningField, opened.sentBody, contextLength);
     const normalizer = createNormalizer(ctx, { makeId: (kind) => `${kind}-${randomUUID()}`, now: () => Date.now() });
     let usage = false;
     for await (const step of readCleanSteps({ body: opened.body, adapter, ctx, decoder: createSseDecoder(), normalizer, signal })) {

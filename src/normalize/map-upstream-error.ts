@@ -23,7 +23,8 @@ export interface MapUpstreamErrorInput {
   secrets?: readonly string[];
   /**
    * The context the backend gives a request, in tokens, where svir knows it (config
-   * `contextLength`): an overflow's message says it when the server gave no number.
+   * `contextLength`, else what the server said of it: known-context-length.ts): an overflow's
+   * message says it when the server's error gave no number.
    */
   contextLength?: number;
 }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Adapter, BackendInfo } from '../adapters/adapter.js';
+import { knownContextLength } from '../adapters/models/known-context-length.js';
 import type { StreamContext } from '../normalize/stream-context.js';
 import { createStreamMemo } from '../normalize/stream-memo.js';
 import { reasoningTagsOf } from '../adapters/reasoning-tags-of.js';
@@ -15,17 +16,22 @@ import type { Config } from '../config/schema.js';
 // Only the names are read: a stripping schema takes them without copying each tool whole.
 const offeredTools = z.array(z.object({ function: z.object({ name: z.string().min(1) }) }));
 
-/** `sent` is the body the server took: after a retry, not the adapter's first one. */
+/**
+ * `sent` is the body the server took: after a retry, not the adapter's first one.
+ * `upstreamModel` is the model the backend runs it with, whose context an overflow names.
+ */
 export function buildStreamContext(
   request: ChatRequest,
   sent: Record<string, unknown>,
   backend: BackendInfo,
+  upstreamModel: string,
   adapter: Adapter,
   config: Config,
   secrets: readonly string[],
 ): StreamContext {
   const tools = offeredTools.safeParse(sent.tools);
   const format = request.response_format?.type;
+  const contextLength = knownContextLength(backend, upstreamModel);
   return {
     model: request.model,
     backend: backend.config.name,
@@ -42,6 +48,6 @@ export function buildStreamContext(
     // A server's error inside the stream may echo the key it was sent, as its HTTP errors may.
     secrets,
     memo: createStreamMemo(),
-    ...(backend.config.contextLength === undefined ? {} : { contextLength: backend.config.contextLength }),
+    ...(contextLength === undefined ? {} : { contextLength }),
   };
 }

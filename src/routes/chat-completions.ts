@@ -10,6 +10,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AbortSignalLike } from '../abort/abort-signal-like.js';
+import { knownContextLength } from '../adapters/models/known-context-length.js';
 import type { StreamContext } from '../normalize/stream-context.js';
 import { chatRequestSchema, type ChatRequest } from '../requests/chat-request.js';
 import type { RequestSummary } from '../logging/request-summary.js';
@@ -77,13 +78,23 @@ export function chatRoute(deps: ChatRouteDeps, chat: ChatRequest, send: ChatSend
       return {
         changes: call.changes,
         async open(signal, dispatcher) {
-          const opening = openChatStream({ dispatcher, adapter, backend, call, signal, secrets: state.secrets });
+          const opening = openChatStream({
+            dispatcher,
+            adapter,
+            backend,
+            call,
+            signal,
+            secrets: state.secrets,
+            contextLength: knownContextLength(backend, upstreamModel),
+          });
           // The request is on its way: the stream's context is made while the server works, for
           // the body as the adapter made it; a retry that sent another body makes it again.
-          const first = buildStreamContext(chat, call.body, backend, adapter, state.config, state.secrets);
+          const first = buildStreamContext(chat, call.body, backend, upstreamModel, adapter, state.config, state.secrets);
           const opened = await opening;
           const ctx =
-            opened.sentBody === call.body ? first : buildStreamContext(chat, opened.sentBody, backend, adapter, state.config, state.secrets);
+            opened.sentBody === call.body
+              ? first
+              : buildStreamContext(chat, opened.sentBody, backend, upstreamModel, adapter, state.config, state.secrets);
           return {
             changes: opened.changes,
             retried: opened.retried,

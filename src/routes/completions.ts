@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { StreamContext } from '../normalize/stream-context.js';
 import { createStreamMemo } from '../normalize/stream-memo.js';
 import { completionCall } from '../adapters/request/completion-call.js';
+import { knownContextLength } from '../adapters/models/known-context-length.js';
 import { completionRequestSchema, type CompletionRequest } from '../requests/completion-request.js';
 import { foldTextCompletion } from '../normalize/fold-text-completion.js';
 import { encodeTextCompletionChunk } from '../normalize/sse-encoder.js';
@@ -43,7 +44,8 @@ function completionsRoute(deps: CompletionsRouteDeps, request: CompletionRequest
       return {
         changes: call.changes,
         async open(signal, dispatcher) {
-          const opened = await openChatStream({ dispatcher, adapter, backend, call, signal, secrets: state.secrets });
+          const contextLength = knownContextLength(backend, upstreamModel);
+          const opened = await openChatStream({ dispatcher, adapter, backend, call, signal, secrets: state.secrets, contextLength });
           const ctx: StreamContext = {
             model: request.model,
             backend: backend.config.name,
@@ -57,6 +59,7 @@ function completionsRoute(deps: CompletionsRouteDeps, request: CompletionRequest
             reasoningField: state.config.reasoning.field,
             secrets: state.secrets,
             memo: createStreamMemo(),
+            ...(contextLength === undefined ? {} : { contextLength }),
           };
           return {
             changes: opened.changes,

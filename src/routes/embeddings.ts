@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { embeddingCall } from '../adapters/request/embedding-call.js';
+import { knownContextLength } from '../adapters/models/known-context-length.js';
 import { embeddingRequestSchema, type EmbeddingRequest } from '../requests/embedding-request.js';
 import { fitEmbeddings } from '../normalize/fit-embeddings.js';
 import { openChatStream } from '../upstream/open-chat-stream.js';
@@ -30,7 +31,16 @@ function embeddingsRoute(deps: RouteDeps, request: EmbeddingRequest): BackendRou
       return {
         changes: call.changes,
         async open(signal, dispatcher) {
-          const opened = await openChatStream({ dispatcher, adapter, backend, call, signal, secrets: state.secrets, expect: 'json' });
+          const opened = await openChatStream({
+            dispatcher,
+            adapter,
+            backend,
+            call,
+            signal,
+            secrets: state.secrets,
+            expect: 'json',
+            contextLength: knownContextLength(backend, upstreamModel),
+          });
           return {
             changes: opened.changes,
             retried: opened.retried,

@@ -37,6 +37,12 @@ export interface OpenChatStreamArgs {
    * body (embeddings, which servers do not stream).
    */
   expect?: 'event-stream' | 'json';
+  /**
+   * The context the backend gives this request's model, where svir knows it
+   * (known-context-length.ts: config `contextLength`, else what the server said): an overflow's
+   * message says it when the server's error gives no number.
+   */
+  contextLength?: number;
 }
 
 export interface OpenedChatStream {
@@ -116,7 +122,7 @@ export async function openChatStream(args: OpenChatStreamArgs): Promise<OpenedCh
       const text = auth ? '' : await readBoundedBody(response.body, ERROR_BODY_LIMITS);
       if (args.signal.aborted) throw args.signal.reason;
       const retryAfter = headerValue(response.header('retry-after'));
-      const contextLength = args.backend.config.contextLength;
+      const contextLength = args.contextLength;
       const error = args.adapter.readError(status, text, {
         backend: name,
         secrets: args.secrets,

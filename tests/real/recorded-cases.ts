@@ -330,6 +330,6 @@ export function upstreamCall(recorded: RecordedCase, baseUrl = 'http://127.0.0.1
   const backend = { config, baseUrl: normalizeBaseUrl(config.url), vision: undefined };
   const result = llamacppAdapter.toUpstream(request, backend, CLIENT_MODEL);
   if (!result.ok) throw new Error(`case ${recorded.name}: svir refuses it: ${result.error.message}`);
-  const ctx = buildStreamContext(request, result.call.body, backend, llamacppAdapter, configSchema.parse({ backends: [config] }), []);
+  const ctx = buildStreamContext(request, result.call.body, backend, CLIENT_MODEL, llamacppAdapter, configSchema.parse({ backends: [config] }), []);
   return { call: result.call, ctx: { ...ctx, includeUsage: recorded.request['stream_options'] !== undefined } };
 }

@@ -8,14 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SvirProcess } from '../contract/harness/run-svir.js';
-import { startScriptedUpstream, type RecordedRequest, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
-import { redisUp, startReplica } from './cluster-rig.js';
-import { startRedis, type RedisProcess } from './redis-process.js';
+import type { RecordedRequest } from '../fakes/scripted-upstream.js';
+import { startClusterRig, type ClusterRig } from './cluster-rig.js';
 
 const MODEL = 'chain-model';
-let redis: RedisProcess;
-let upstream: ScriptedUpstream;
-const replicas: SvirProcess[] = [];
+let rig: ClusterRig;
+let replicas: SvirProcess[] = [];
 
 /** The fake answers each turn with the number of user messages it was sent. */
 function answerCount(recorded: RecordedRequest): string {
@@ -27,24 +25,15 @@ function answerCount(recorded: RecordedRequest): string {
 }
 
 beforeAll(async () => {
-  redis = await startRedis();
-  upstream = await startScriptedUpstream();
-  upstream.models([MODEL]);
-  upstream.chat({
-    kind: 'handler',
-    handle: (_req, res, recorded) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(answerCount(recorded));
-    },
+  rig = await startClusterRig(MODEL, (_req, res, recorded) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(answerCount(recorded));
   });
-  for (let i = 0; i < 2; i++) replicas.push(await startReplica({ redisUrl: redis.url, backendUrl: upstream.baseUrl, model: MODEL }));
-  for (const replica of replicas) await redisUp(replica.url);
+  replicas = await rig.startReplicas(2);
 }, 120_000);
 
 afterAll(async () => {
-  for (const replica of replicas) await replica.stop();
-  await upstream?.close();
-  await redis?.close();
+  await rig?.close();
 });
 
 interface Turn {
@@ -108,7 +97,7 @@ describe('a Responses chain across two replicas', () => {
       // q0 .. q<turn>: the whole conversation reached the backend.
       expect(last.text, `turn ${turn}`).toBe(`seen ${turn + 1}`);
     }
-    const sent = upstream.requestsTo('POST', '/v1/chat/completions').at(-1)?.body as { messages: { role: string; content: string }[] };
+    const sent = rig.upstream.requestsTo('POST', '/v1/chat/completions').at(-1)?.body as { messages: { role: string; content: string }[] };
     expect(sent.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(
       Array.from({ length: 101 }, (_, i) => `q${i}`),
     );

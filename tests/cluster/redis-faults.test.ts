@@ -11,44 +11,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SvirProcess } from '../contract/harness/run-svir.js';
-import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
-import { redisUp, startReplica } from './cluster-rig.js';
-import { startRedis, type RedisProcess } from './redis-process.js';
+import { answerOkAfter, redisUp, replicaMetric, startClusterRig, type ClusterRig } from './cluster-rig.js';
 
 const MODEL = 'fault-model';
 /** Far above any bound svir states (commandTimeoutMs, the queue's): a request past it hung. */
 const CLIENT_TIMEOUT_MS = 10_000;
-let redis: RedisProcess;
-let upstream: ScriptedUpstream;
-const replicas: SvirProcess[] = [];
-
-const ANSWER =
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: null }] })}\n\n` +
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
+let rig: ClusterRig;
+let replicas: SvirProcess[] = [];
 
 beforeAll(async () => {
-  redis = await startRedis();
-  upstream = await startScriptedUpstream();
-  upstream.models([MODEL]);
-  upstream.chat({
-    kind: 'handler',
-    handle: (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      setTimeout(() => res.end(ANSWER), 5);
-    },
-  });
-  for (let i = 0; i < 2; i++) {
-    replicas.push(
-      await startReplica({ redisUrl: redis.url, backendUrl: upstream.baseUrl, model: MODEL, maxConcurrent: 4, leaseMs: 1_000, extraCluster: { commandTimeoutMs: 200 } }),
-    );
-  }
-  for (const replica of replicas) await redisUp(replica.url);
+  rig = await startClusterRig(MODEL, (_req, res) => answerOkAfter(res, 5));
+  replicas = await rig.startReplicas(2, { maxConcurrent: 4, leaseMs: 1_000, extraCluster: { commandTimeoutMs: 200 } });
 }, 120_000);
 
 afterAll(async () => {
-  for (const replica of replicas) await replica.stop();
-  await upstream?.close();
-  await redis?.close();
+  await rig?.close();
 });
 
 type Seen = string;
@@ -102,12 +79,7 @@ async function load(ms: number, storedId: string): Promise<Map<Seen, number>> {
 
 /** svir_redis_up and svir_redis_latency_seconds of a replica's /metrics (undefined when absent). */
 async function redisMetrics(url: string): Promise<{ up: number | undefined; latency: number | undefined }> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const value = (name: string): number | undefined => {
-    const line = text.split('\n').find((row) => row.startsWith(`${name} `));
-    return line === undefined ? undefined : Number(line.slice(name.length + 1));
-  };
-  return { up: value('svir_redis_up'), latency: value('svir_redis_latency_seconds') };
+  return { up: await replicaMetric(url, 'svir_redis_up'), latency: await replicaMetric(url, 'svir_redis_latency_seconds') };
 }
 
 function alive(): boolean {
@@ -121,18 +93,18 @@ describe('Redis faults under load', () => {
 
     steps.push({ step: 'Redis up', seen: await load(800, first.id) });
 
-    redis.pause();
+    rig.redis.pause();
     steps.push({ step: 'Redis paused (SIGSTOP)', seen: await load(1_500, first.id) });
-    redis.resume();
+    rig.redis.resume();
     for (const replica of replicas) await redisUp(replica.url);
     steps.push({ step: 'Redis resumed', seen: await load(800, first.id) });
 
-    await redis.kill();
+    await rig.redis.kill();
     for (const replica of replicas) await redisUp(replica.url, 'down');
     expect((await redisMetrics(replicas[0]?.url ?? '')).up).toBe(0);
     steps.push({ step: 'Redis killed', seen: await load(1_500, first.id) });
 
-    await redis.restart();
+    await rig.redis.restart();
     for (const replica of replicas) await redisUp(replica.url);
     const back = await redisMetrics(replicas[1]?.url ?? '');
     expect(back.up).toBe(1);

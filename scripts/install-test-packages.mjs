@@ -4,7 +4,9 @@
 // svir and its build and test tools alone (README, "Set up"). `npm test` and `npm run bench` call
 // it first: a folder is installed with `npm ci` when its node_modules is missing or was installed
 // from another lockfile, and left alone otherwise (a stamp in node_modules records the lockfile's
-// hash). Plain JavaScript on purpose: it runs before anything else is installed.
+// hash). Plain JavaScript on purpose: it runs before anything else is installed. A folder may
+// hold packages of its own that come with it (SUB_PACKAGES): tests/node22, the clients that need
+// Node 22, whose lockfile is kept apart (tests/node22/README.md).
 //
 //   node scripts/install-test-packages.mjs tests bench
 import { spawnSync } from 'node:child_process';
@@ -15,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const STAMP = '.svir-lockfile-hash';
+/** Packages installed whenever their parent folder is named. */
+const SUB_PACKAGES = { tests: ['tests/node22'] };
 
 function lockfileHash(dir) {
   const hash = createHash('sha256');
@@ -27,8 +31,9 @@ function installed(dir, hash) {
   return existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === hash;
 }
 
-const folders = process.argv.slice(2);
-if (folders.length === 0) {
+const named = process.argv.slice(2);
+const folders = named.flatMap((folder) => [folder, ...(SUB_PACKAGES[folder] ?? [])]);
+if (named.length === 0) {
   console.error('usage: node scripts/install-test-packages.mjs <folder>... (tests, bench)');
   process.exit(2);
 }

@@ -28,6 +28,8 @@ export interface ClientRig {
   chatRequestsTo(flavor: BackendFlavor): RecordedRequest[];
   /** The flavor's server answers the next chat requests with this raw response. */
   scriptRaw(flavor: BackendFlavor, response: ScriptedResponse): void;
+  /** Every request svir received, as `METHOD /path`, in order: which of its routes a client used. */
+  received(): readonly string[];
   close(): Promise<void>;
 }
 
@@ -74,6 +76,10 @@ export async function startClientRig(options: ClientRigOptions = {}): Promise<Cl
   });
 
   const app = await buildServer(config);
+  const received: string[] = [];
+  app.addHook('onRequest', async (request) => {
+    received.push(`${request.method} ${request.url.split('?')[0] ?? ''}`);
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('svir has no TCP address');
@@ -95,6 +101,7 @@ export async function startClientRig(options: ClientRigOptions = {}): Promise<Cl
     scriptRaw(flavor, response) {
       upstreamOf(flavor).route('POST', flavor.chatPath, response);
     },
+    received: () => received,
     async close() {
       // The fakes first: a stream still waiting on one ends, so svir has nothing to wait for.
       for (const upstream of upstreams.values()) await upstream.close();

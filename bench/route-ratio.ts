@@ -7,7 +7,8 @@
  * process state and, within a second or so, the same load from whatever else the machine runs,
  * which moves CPU time per request by a third from run to run on a shared machine. Printed per
  * build: the medians of CPU µs per request, the median of the per-round ratios, the ratio of
- * the means and of the medians.
+ * the means and of the medians; with several builds, each route of each later build ÷ the same
+ * route of the first (side by side against the code before).
  *
  *   npm run build && node --import tsx bench/route-ratio.ts [--rounds 100] [--seconds 0.3] \
  *     [name=path/to/dist/cli.js ...]      (default: this checkout's dist/cli.js, as `svir`)
@@ -81,6 +82,19 @@ for (const target of targets) {
       `${target.name}: chat ${median(target.chat).toFixed(0)} µs/req, ${name} ${median(runs).toFixed(0)} µs/req (medians over ${String(rounds)} rounds); ` +
         `${name} ÷ chat: median of per-round ratios ${median(ratios).toFixed(3)}, ratio of means ${(mean(runs) / mean(target.chat)).toFixed(3)}, ` +
         `ratio of medians ${(median(runs) / median(target.chat)).toFixed(3)}`,
+    );
+  }
+}
+// Builds side by side: each later build's CPU per request on each route ÷ the first build's, per
+// round (the two ran within the same second or so).
+const [base, ...others] = targets;
+for (const target of others) {
+  if (base === undefined) break;
+  for (const name of ['chat', 'responses', 'messages'] as const) {
+    const ratios = target[name].map((us, i) => us / (base[name][i] ?? Number.NaN));
+    console.log(
+      `${target.name} ÷ ${base.name}, ${name}: median of per-round ratios ${median(ratios).toFixed(3)}, ` +
+        `ratio of means ${(mean(target[name]) / mean(base[name])).toFixed(3)}`,
     );
   }
 }

@@ -1,6 +1,6 @@
 /** svir as a library: what tests, the bench and embedders use. The program is cli.ts. */
 export { buildServer } from './server.js';
-export { defaultMakeId, type IdKind } from './ids/make-id.js';
+export { createIdMaker, type IdKind } from './ids/create-id-maker.js';
 export type { ServerDeps } from './lifecycle/server-deps.js';
 export type { SvirRuntime } from './lifecycle/svir-runtime.js';
 export { startServer, type StartedServer } from './lifecycle/start-server.js';

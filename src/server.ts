@@ -16,8 +16,9 @@ import { handleError } from './http/handle-error.js';
 import { bodyStillArriving, LINGER_LIMITS, lingerAfterRefusal } from './http/linger-after-refusal.js';
 import { registerJsonParser } from './http/register-json-parser.js';
 import { trackConnections } from './http/track-connections.js';
-import { defaultMakeId } from './ids/make-id.js';
-import { defaultMakeResponsesId } from './ids/make-responses-id.js';
+import { createIdMaker } from './ids/create-id-maker.js';
+import { createRandomBytesPool } from './ids/create-random-bytes-pool.js';
+import { createResponsesIdMaker } from './ids/create-responses-id-maker.js';
 import { createActiveStreams } from './lifecycle/active-streams.js';
 import type { ServerDeps } from './lifecycle/server-deps.js';
 import type { SvirRuntime } from './lifecycle/svir-runtime.js';
@@ -40,7 +41,7 @@ import { registerChatCompletionsRoute } from './routes/chat-completions.js';
 import { registerCompletionsRoute } from './routes/completions.js';
 import { registerEmbeddingsRoute } from './routes/embeddings.js';
 import { registerModelsRoutes } from './routes/models.js';
-import { defaultMakeMessageId } from './ids/make-message-id.js';
+import { createMessageIdMaker } from './ids/create-message-id-maker.js';
 import { registerMessagesRoutes } from './routes/messages.js';
 import { registerResponsesRoutes } from './routes/responses.js';
 import { createResponseStore } from './store/create-response-store.js';
@@ -60,7 +61,9 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   const secrets = [...collectSecrets(config), ...apiKeys];
   const logger = deps.logger ?? createLogger({ level: config.server.logLevel, secrets });
   const now = deps.now ?? Date.now;
-  const makeId = deps.makeId ?? defaultMakeId;
+  // One pool of random bytes for this server's ids (src/ids/create-random-bytes-pool.ts).
+  const randomBytes = createRandomBytesPool();
+  const makeId = deps.makeId ?? createIdMaker(randomBytes);
   const pool = deps.pool ?? createUpstreamPool();
   const getAdapter = deps.getAdapter ?? defaultGetAdapter;
   const makeRegistry = (from: Config): ModelRegistry =>
@@ -178,7 +181,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
   // An answer that goes out before the body arrived (413, 415, 401, 404, ...) is followed by a
   // lingering close, so the client reads it instead of a connection reset.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (bodyStillArriving(request.raw)) lingerAfterRefusal(request.raw, reply.raw, deps.lingerLimits ?? LINGER_LIMITS);
+    if (bodyStillArriving(request.raw)) lingerAfterRefusal(request.raw, reply.raw, runtime.connections.lingers, deps.lingerLimits ?? LINGER_LIMITS);
     done(null, payload);
   });
 
@@ -212,8 +215,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
     sharedLimits: cluster?.limits,
   };
   registerChatCompletionsRoute(app, routeDeps);
-  registerResponsesRoutes(app, { ...routeDeps, makeResponsesId: deps.makeResponsesId ?? defaultMakeResponsesId, store: cluster?.store ?? responseStore });
-  registerMessagesRoutes(app, { ...routeDeps, makeMessageId: deps.makeMessageId ?? defaultMakeMessageId });
+  registerResponsesRoutes(app, { ...routeDeps, makeResponsesId: deps.makeResponsesId ?? createResponsesIdMaker(randomBytes), store: cluster?.store ?? responseStore });
+  registerMessagesRoutes(app, { ...routeDeps, makeMessageId: deps.makeMessageId ?? createMessageIdMaker(randomBytes) });
   registerCompletionsRoute(app, routeDeps);
   registerEmbeddingsRoute(app, routeDeps);
 

@@ -35,7 +35,7 @@ import { planReasoningValueRetry } from './retry/plan-reasoning-value-retry.js';
 export const OLLAMA_DEFAULT_CONTEXT = 4096;
 
 /** The media types Ollama's `decodeImageURL` takes after `data:`. */
-const OLLAMA_IMAGE_TYPES = ['image/jpeg', 'image/jpg', 'image/png', 'image/webp'];
+const OLLAMA_IMAGE_TYPES: readonly string[] = ['image/jpeg', 'image/jpg', 'image/png', 'image/webp'];
 
 export const ollamaAdapter: Adapter = {
   type: 'ollama',

@@ -16,9 +16,9 @@
  *   shared count is right again within one refresh.
  * - A waiter asks again every POLL_MS, and at once when a slot of this replica comes free.
  */
+import { randomBytes } from 'node:crypto';
 import type { AbortSignalLike } from '../abort/abort-signal-like.js';
 import { SvirError } from '../errors.js';
-import { pooledRandomBytes } from '../ids/pooled-random-bytes.js';
 import { luaScript as script, type RedisLink } from './redis-link.js';
 
 export interface SharedLimitsOptions {
@@ -101,7 +101,7 @@ interface Stage {
 }
 
 export function createSharedLimits(link: RedisLink, options: SharedLimitsOptions): SharedLimits {
-  const replicaId = pooledRandomBytes(8).toString('hex');
+  const replicaId = randomBytes(8).toString('hex');
   const leaseKey = (backend: string): string => `${options.keyPrefix}leases:${backend}`;
   const replicasKey = `${options.keyPrefix}replicas`;
   /** lease id → backend. */

@@ -14,22 +14,15 @@ import type { Socket } from 'node:net';
 
 export interface LingerLimits {
   /** The whole lingering read, from the answer on. */
-  maxMs: number;
+  readonly maxMs: number;
   /** The longest silence of the client while svir waits for the rest of the body. */
-  idleMs: number;
+  readonly idleMs: number;
   /** How much more svir reads and throws away. */
-  maxBytes: number;
+  readonly maxBytes: number;
 }
 
 /** nginx's lingering_time and lingering_timeout; bytes: more than any body svir accepts by default (100 MiB). */
 export const LINGER_LIMITS: LingerLimits = { maxMs: 30_000, idleMs: 5_000, maxBytes: 256 * 1024 * 1024 };
-
-const lingering = new WeakSet<Socket>();
-
-/** Whether the socket only waits for a refused body (shutdown closes it at once). */
-export function isLingering(socket: Socket): boolean {
-  return lingering.has(socket);
-}
 
 /** Whether the request's body is still on its way (the answer would go out before it). */
 export function bodyStillArriving(req: IncomingMessage): boolean {
@@ -38,8 +31,11 @@ export function bodyStillArriving(req: IncomingMessage): boolean {
   return length > 0 || req.headers['transfer-encoding'] !== undefined;
 }
 
-/** Call before the answer is written: marks it `connection: close`, and lingers once it is sent. */
-export function lingerAfterRefusal(req: IncomingMessage, res: ServerResponse, limits: LingerLimits = LINGER_LIMITS): void {
+/**
+ * Call before the answer is written: marks it `connection: close`, and lingers once it is sent.
+ * `lingers` is told the socket then, so that shutdown closes it at once (track-connections.ts).
+ */
+export function lingerAfterRefusal(req: IncomingMessage, res: ServerResponse, lingers: (socket: Socket) => void, limits: LingerLimits = LINGER_LIMITS): void {
   res.setHeader('connection', 'close');
   res.once('finish', () => {
     const socket = req.socket;
@@ -47,7 +43,7 @@ export function lingerAfterRefusal(req: IncomingMessage, res: ServerResponse, li
     // soon as the answer is flushed; it stays open for reading instead, until the body is in.
     socket.removeListener('finish', socket.destroy);
     if (socket.destroyed) return;
-    lingering.add(socket);
+    lingers(socket);
     let bytes = 0;
     const close = (): void => {
       clearTimeout(total);

@@ -7,15 +7,17 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { isLingering } from './linger-after-refusal.js';
 
 export interface ConnectionTracker {
   /** Destroys every connection that has not sent a byte yet, or only sends a refused body. */
   closeUnused(): void;
+  /** The socket only reads a refused body now (linger-after-refusal.ts): shutdown closes it at once. */
+  lingers(socket: Socket): void;
 }
 
 export function trackConnections(server: Server): ConnectionTracker {
   const sockets = new Set<Socket>();
+  const lingering = new WeakSet<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     // `on`: a socket closes once (a once-listener is wrapped and taken off again).
@@ -24,8 +26,11 @@ export function trackConnections(server: Server): ConnectionTracker {
   return {
     closeUnused() {
       for (const socket of sockets) {
-        if ((socket.bytesRead === 0 || isLingering(socket)) && !socket.destroyed) socket.destroy();
+        if ((socket.bytesRead === 0 || lingering.has(socket)) && !socket.destroyed) socket.destroy();
       }
+    },
+    lingers(socket) {
+      lingering.add(socket);
     },
   };
 }

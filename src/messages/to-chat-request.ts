@@ -18,7 +18,7 @@ export interface TranslatedMessages {
 }
 
 /** The fields the translation reads; any other is dropped with a note. */
-const READ_FIELDS = new Set([
+const READ_FIELDS: ReadonlySet<string> = new Set([
   'model', 'max_tokens', 'messages', 'system', 'stream', 'stop_sequences', 'temperature', 'top_p', 'top_k',
   'tools', 'tool_choice', 'thinking', 'output_config', 'metadata', 'context_management', 'service_tier',
 ]);

@@ -12,10 +12,10 @@ export interface ContextOverflow {
   contextTokens: number | null;
 }
 
-const OVERFLOW_CODES = new Set(['context_length_exceeded', 'context_window_exceeded']);
+const OVERFLOW_CODES: ReadonlySet<string> = new Set(['context_length_exceeded', 'context_window_exceeded']);
 
 /** llama.cpp's error type for a prompt over `n_ctx`. */
-const OVERFLOW_TYPES = new Set(['exceed_context_size_error']);
+const OVERFLOW_TYPES: ReadonlySet<string> = new Set(['exceed_context_size_error']);
 
 const OVERFLOW_WORDINGS: readonly RegExp[] = [
   // OpenAI schema, vLLM (`param: input_tokens`).

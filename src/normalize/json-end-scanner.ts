@@ -14,9 +14,9 @@ export interface JsonEndScanner {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const OPENERS = new Set([0x7b /* { */, 0x5b /* [ */]);
-const CLOSERS = new Set([0x7d /* } */, 0x5d /* ] */]);
-const SPACES = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const OPENERS: ReadonlySet<number> = new Set([0x7b /* { */, 0x5b /* [ */]);
+const CLOSERS: ReadonlySet<number> = new Set([0x7d /* } */, 0x5d /* ] */]);
+const SPACES: ReadonlySet<number> = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 export function createJsonEndScanner(): JsonEndScanner {
   let scanned = 0;

@@ -23,6 +23,12 @@ export interface SseDecoderOptions {
 export interface SseDecoder {
   /** Decodes one read of the body; returns the events it completed, in order. */
   feed(bytes: Uint8Array): readonly SseEvent[];
+  /**
+   * Decodes the pieces of one read (undici hands a socket read over piece by piece,
+   * src/upstream/upstream-body.ts), in order, as `feed` would their bytes joined: each piece is
+   * decoded to text, and the read's text is parsed once. No bytes are copied to join them.
+   */
+  feedAll(pieces: readonly Uint8Array[]): readonly SseEvent[];
   /** The body ended: dispatches an event left without its closing blank line. */
   end(): readonly SseEvent[];
 }
@@ -116,18 +122,31 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
     if (lineBytes > maxLineBytes) throw (overflow = lineTooLong());
   }
 
+  /** One non-empty read (or piece of one) → its text, lines checked, the stream's BOM dropped. */
+  function decode(bytes: Uint8Array): string {
+    measureLines(bytes);
+    let decoded = text.write(bytes);
+    if (atStart && decoded.length > 0) {
+      atStart = false;
+      // A byte-order mark is not part of the stream (eventsource-parser checks for it in bytes
+      // it never sees, since it takes text).
+      if (decoded.charCodeAt(0) === 0xfeff) decoded = decoded.slice(1);
+    }
+    return decoded;
+  }
+
   return {
     feed(bytes) {
       if (overflow !== undefined) throw overflow;
       if (bytes.length === 0) return NO_EVENTS;
-      measureLines(bytes);
-      let decoded = text.write(bytes);
-      if (atStart && decoded.length > 0) {
-        atStart = false;
-        // A byte-order mark is not part of the stream (eventsource-parser checks for it in bytes
-        // it never sees, since it takes text).
-        if (decoded.charCodeAt(0) === 0xfeff) decoded = decoded.slice(1);
-      }
+      parser.feed(decode(bytes));
+      return take();
+    },
+    feedAll(pieces) {
+      if (overflow !== undefined) throw overflow;
+      let decoded = '';
+      for (const piece of pieces) if (piece.length > 0) decoded += decode(piece);
+      if (decoded.length === 0) return NO_EVENTS;
       parser.feed(decoded);
       return take();
     },

@@ -24,7 +24,7 @@ export interface TextChunkTemplate<Kind extends string, Meta> {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const SPACES = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const SPACES: ReadonlySet<number> = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 function skipSpaces(text: string, from: number): number {
   let i = from;

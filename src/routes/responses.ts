@@ -14,7 +14,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { SvirError } from '../errors.js';
-import type { ResponsesIdKind } from '../ids/make-responses-id.js';
+import type { ResponsesIdKind } from '../ids/create-responses-id-maker.js';
 import { createResponsesTranslator } from '../responses/create-responses-translator.js';
 import { echoRequest } from '../responses/echo-request.js';
 import type { InputItem } from '../responses/input-item.js';

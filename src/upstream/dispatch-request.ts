@@ -39,11 +39,9 @@
 import type { Readable } from 'node:stream';
 import { errors, type Dispatcher } from 'undici';
 import type { AbortSignalLike } from '../abort/abort-signal-like.js';
-import { joinPieces } from './join-pieces.js';
 import { readRawHeader } from './read-raw-header.js';
 import type { BodySink, UpstreamBody } from './upstream-body.js';
 import { closeRequestSocket, watchRequestSocket, type RequestSocket } from './request-sockets.js';
-import { urlPartsOf } from './url-parts.js';
 
 export interface UpstreamResponse {
   statusCode: number;
@@ -176,7 +174,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
       return true;
     }
     const sink = this.#sink;
-    if (sink !== undefined && !this.#waiting && sink.joins?.() === true) {
+    if (sink?.pieces !== undefined && !this.#waiting && sink.joins?.() === true) {
       // The rest of this socket read is parsed in this same run: its pieces go to the reader
       // as one read, once the run and the turn's synchronous work are over.
       this.#joined = [chunk];
@@ -258,9 +256,10 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
   }
 
   /**
-   * The pieces of a parser run, to the reader as one read. The reader said it could take them
-   * (joins), and nothing in between could change that but a step of this same stream; should it
-   * refuse them after all, reading stops at undici's next piece, as for a held read.
+   * The pieces of a parser run, to the reader as one read (BodySink.pieces). The reader said it
+   * could take them (joins), and nothing in between could change that but a step of this same
+   * stream; should it refuse them after all, reading stops at undici's next piece, as for a held
+   * read.
    */
   #flushJoined(): void {
     const joined = this.#joined;
@@ -268,8 +267,13 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     this.#joined = undefined;
     const sink = this.#sink;
     if (sink === undefined || this.#phase !== Phase.Open) return;
-    const bytes = joined.length === 1 ? joined[0] : joinPieces(joined);
-    if (bytes !== undefined && !sink.data(bytes) && this.#phase === Phase.Open && this.#sink === sink) this.#waiting = true;
+    const first = joined[0];
+    let taken: boolean;
+    if (joined.length === 1 && first !== undefined) taken = sink.data(first);
+    else if (sink.pieces !== undefined) taken = sink.pieces(joined);
+    // A reader named since the run began that takes no pieces (read() again): the bytes joined.
+    else taken = sink.data(Buffer.concat(joined));
+    if (!taken && this.#phase === Phase.Open && this.#sink === sink) this.#waiting = true;
   }
 
   /** Hands the reader what it has still to hear, then lets undici read on. */
@@ -321,9 +325,10 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
 export function dispatchRequest(dispatcher: Dispatcher, options: DispatchRequestOptions): Promise<UpstreamResponse> {
   const payload = options.body;
   return new Promise((resolve, reject) => {
-    const { origin, path } = urlPartsOf(options.url);
+    // Parsed per call (about a microsecond), not cached: no map of URLs shared by the process.
+    const url = new URL(options.url);
     const exchange = new UpstreamExchange(options.signal, payload, { resolve, reject });
     // undici reports its own failures to the handler (onResponseError), a bad argument included.
-    dispatcher.dispatch({ origin, path, method: options.method, headers: options.headers, body: payload ?? null }, exchange);
+    dispatcher.dispatch({ origin: url.origin, path: `${url.pathname}${url.search}`, method: options.method, headers: options.headers, body: payload ?? null }, exchange);
   });
 }

@@ -9,7 +9,7 @@ import { SvirError } from '../errors.js';
 /** Where the request was when it failed: before the response headers, or reading the stream. */
 export type TransportPhase = 'request' | 'stream';
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'EADDRNOTAVAIL']);
+const UNREACHABLE: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'EADDRNOTAVAIL']);
 const TIMEOUTS: Readonly<Record<string, string>> = {
   UND_ERR_CONNECT_TIMEOUT: 'connecting',
   ETIMEDOUT: 'connecting',

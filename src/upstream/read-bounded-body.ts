@@ -7,8 +7,8 @@
 import type { UpstreamBody } from './upstream-body.js';
 
 export interface BoundedBodyLimits {
-  maxBytes: number;
-  timeoutMs: number;
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
 }
 
 /** Room for any real error message; an HTML page is cut, which mapUpstreamError tolerates. */

@@ -405,12 +405,13 @@ describe('calls', () => {
     expect(bearerCall(draftOf({}), makeBackend('lmstudio', { url: 'http://127.0.0.1:1234/v1/' })).headers).toEqual({});
   });
 
-  it("makes a backend's chat endpoint once, and anew when its URL or key is not the one it was made for", () => {
+  it("makes a backend's chat endpoint from its URL and key as they are at each call, headers of each call's own", () => {
     const info = makeBackend('vllm', { url: 'http://127.0.0.1:8000', apiKey: 'k-1' });
     const first = bearerCall(draftOf({}), info);
     const second = bearerCall(draftOf({}), info);
     expect(second.url).toBe(first.url);
-    expect(second.headers).toBe(first.headers);
+    expect(second.headers).toEqual({ authorization: 'Bearer k-1' });
+    expect(second.headers).not.toBe(first.headers);
     const rekeyed = { ...info, config: { ...info.config, apiKey: 'k-2' } };
     expect(bearerCall(draftOf({}), rekeyed).headers).toEqual({ authorization: 'Bearer k-2' });
     info.baseUrl = 'http://127.0.0.1:9000/v1';

@@ -10,7 +10,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
-import type { IdKind } from '../../src/ids/make-id.js';
+import type { IdKind } from '../../src/ids/create-id-maker.js';
 import { sse, type ScriptedResponse } from '../fakes/scripted-upstream.js';
 import { expectCleanStream } from '../helpers/expect-clean-stream.js';
 import { FIXTURE_NOW_MS, loadFixtures, splitAtSeededOffsets } from '../helpers/replay-fixture.js';

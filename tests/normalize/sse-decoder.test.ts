@@ -255,3 +255,60 @@ function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
   pieces.push(bytes.subarray(start));
   return pieces;
 }
+
+/**
+ * Feeds the pieces in reads of `sizes` pieces each through feedAll (the pieces of one undici
+ * parser run), the rest one by one through feed, and ends the stream.
+ */
+function decodeInReads(pieces: Uint8Array[], sizes: number[], maxLineBytes?: number): SseEvent[] {
+  const decoder = createSseDecoder(maxLineBytes === undefined ? {} : { maxLineBytes });
+  const events: SseEvent[] = [];
+  let at = 0;
+  for (const size of sizes) {
+    if (at >= pieces.length) break;
+    events.push(...decoder.feedAll(pieces.slice(at, at + size)));
+    at += size;
+  }
+  for (; at < pieces.length; at++) events.push(...decoder.feed(pieces[at] ?? new Uint8Array()));
+  events.push(...decoder.end());
+  return events;
+}
+
+describe('createSseDecoder feedAll (the pieces of one read)', () => {
+  const alphabet = ['d', 'a', 't', ':', ' ', '\n', '\r', 'e', 'v', 'n', 'i', 'r', 'y', '{', '}', '"', 'é', '🦀'];
+  const sseLike = fc
+    .array(fc.constantFrom(...alphabet), { maxLength: 200 })
+    .map((chars) => utf8.encode(chars.join('')));
+
+  it('gives the events feed gives for the same bytes, however the pieces are cut and grouped', () => {
+    fc.assert(
+      fc.property(sseLike, fc.array(fc.nat(400), { maxLength: 12 }), fc.array(fc.integer({ min: 1, max: 5 }), { maxLength: 8 }), (bytes, cuts, sizes) => {
+        expect(decodeInReads(splitAt(bytes, cuts), sizes)).toEqual(decode([bytes]));
+      }),
+      { seed: 26, numRuns: 400 },
+    );
+  });
+
+  it('keeps a character cut between two pieces whole, and drops the byte-order mark', () => {
+    const bytes = utf8.encode('\ufeffdata: é🦀\r\n\r\n');
+    for (const pieces of everySplit(bytes)) expect(decodeInReads(pieces, [pieces.length])).toEqual([{ event: undefined, data: 'é🦀' }]);
+  });
+
+  it('returns nothing for empty pieces, and the events of one read at once', () => {
+    const decoder = createSseDecoder();
+    expect(decoder.feedAll([])).toEqual([]);
+    expect(decoder.feedAll([new Uint8Array(), new Uint8Array()])).toEqual([]);
+    expect(decoder.feedAll([utf8.encode('data: a\n\nda'), utf8.encode('ta: b\n\n'), utf8.encode('data: c')])).toEqual([
+      { event: undefined, data: 'a' },
+      { event: undefined, data: 'b' },
+    ]);
+    expect(decoder.end()).toEqual([{ event: undefined, data: 'c' }]);
+  });
+
+  it('throws on a line over the limit across pieces, and keeps failing', () => {
+    const decoder = createSseDecoder({ maxLineBytes: 16 });
+    expect(() => decoder.feedAll([utf8.encode('data: 01234'), utf8.encode('56789x')])).toThrow(SvirError);
+    expect(() => decoder.feedAll([utf8.encode('\n\n')])).toThrow(SvirError);
+    expect(() => decoder.feed(utf8.encode('\n\n'))).toThrow(SvirError);
+  });
+});

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { ERROR_CATALOGUE } from '../../src/errors.js';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
 import { foldChunks } from '../../src/normalize/fold-chunks.js';
-import type { IdKind } from '../../src/ids/make-id.js';
+import type { IdKind } from '../../src/ids/create-id-maker.js';
 import { expectCleanStream } from '../helpers/expect-clean-stream.js';
 import { FIXTURE_NOW_MS, loadFixtures, splitAtSeededOffsets, type Fixture } from '../helpers/replay-fixture.js';
 import { errorCodeOf, postChat, sseData, startSvir, type SvirUnderTest } from './start-svir.js';

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { configSchema, type Config, type ConfigInput } from '../../src/config/schema.js';
 import { collectSecrets, createLogger } from '../../src/logging/create-logger.js';
-import type { IdKind } from '../../src/ids/make-id.js';
+import type { IdKind } from '../../src/ids/create-id-maker.js';
 import type { ServerDeps } from '../../src/lifecycle/server-deps.js';
 import { buildServer } from '../../src/server.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';

@@ -42,10 +42,9 @@ function recorder(
     failed: undefined as unknown,
     reads: [] as string[],
     text: () => Buffer.concat(pieces).toString('utf8'),
-    ...(joins === undefined ? {} : { joins }),
+    ...(joins === undefined ? {} : { joins, pieces: (run: readonly Buffer[]) => sink.data(Buffer.concat(run)) }),
     data(bytes: Buffer) {
       if (sink.ended) throw new Error('a read after the end');
-      // A joined read's bytes are the reader's only during the call.
       pieces.push(Buffer.from(bytes));
       sink.reads.push(bytes.toString('utf8'));
       return room();
@@ -121,6 +120,21 @@ describe('dispatchRequest', () => {
     (await post(upstream, new AbortController().signal)).body.read(pieceByPiece);
     await until(() => pieceByPiece.ended);
     expect(pieceByPiece.reads).toEqual(events);
+
+    // A reader that joins but takes no pieces (BodySink.pieces): one by one.
+    const reads: string[] = [];
+    let ended = false;
+    const joinsWithoutPieces: BodySink = {
+      joins: () => true,
+      data: (bytes) => reads.push(bytes.toString('utf8')) > 0,
+      end: () => {
+        ended = true;
+      },
+      error: () => undefined,
+    };
+    (await post(upstream, new AbortController().signal)).body.read(joinsWithoutPieces);
+    await until(() => ended);
+    expect(reads).toEqual(events);
     expect(upstream.sockets).toHaveLength(1);
   });
 

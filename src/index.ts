@@ -9,7 +9,8 @@ export { ConfigError, loadConfig, parseConfig, type Env } from './config/load-co
 export { defaultConfig } from './config/default-config.js';
 export { configSchema, type BackendConfig, type Config, type ConfigInput } from './config/schema.js';
 export { normalizeBaseUrl } from './config/normalize-base-url.js';
-export { collectSecrets, createLogger, type Logger } from './logging/create-logger.js';
+export { collectSecrets } from './logging/collect-secrets.js';
+export { createLogger, type Logger } from './logging/create-logger.js';
 export {
   createModelRegistry,
   type BackendStatus,

@@ -6,7 +6,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { configSchema, type Config, type ConfigInput } from '../../src/config/schema.js';
-import { collectSecrets, createLogger } from '../../src/logging/create-logger.js';
+import { collectSecrets } from '../../src/logging/collect-secrets.js';
+import { createLogger } from '../../src/logging/create-logger.js';
 import type { LingerLimits } from '../../src/http/linger-after-refusal.js';
 import { buildServer } from '../../src/server.js';
 

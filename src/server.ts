@@ -9,24 +9,24 @@ import { getAdapter as defaultGetAdapter } from './adapters/index.js';
 import { createAuthHook } from './auth/create-auth-hook.js';
 import { resolveApiKeys } from './auth/resolve-api-keys.js';
 import type { Config } from './config/schema.js';
-import { SvirError } from './errors.js';
 import { answerClientError } from './http/answer-client-error.js';
 import { createNotFoundHandler } from './http/create-not-found-handler.js';
 import { handleError } from './http/handle-error.js';
-import { bodyStillArriving, LINGER_LIMITS, lingerAfterRefusal } from './http/linger-after-refusal.js';
+import { createLingerHook } from './http/create-linger-hook.js';
 import { registerJsonParser } from './http/register-json-parser.js';
 import { trackConnections } from './http/track-connections.js';
 import { createIdMaker } from './ids/create-id-maker.js';
 import { createRandomBytesPool } from './ids/create-random-bytes-pool.js';
 import { createResponsesIdMaker } from './ids/create-responses-id-maker.js';
 import { createActiveStreams } from './lifecycle/active-streams.js';
+import { createClosingHook } from './lifecycle/create-closing-hook.js';
 import type { ServerDeps } from './lifecycle/server-deps.js';
 import type { SvirRuntime } from './lifecycle/svir-runtime.js';
 import { LazyChildLogger } from './logging/lazy-child-logger.js';
 import { collectSecrets } from './logging/collect-secrets.js';
 import { createLogger } from './logging/create-logger.js';
 import { createRequestLineLogger } from './logging/create-request-line-logger.js';
-import { startSummary, summaryLine } from './logging/request-summary.js';
+import { createRequestLogHook } from './logging/create-request-log-hook.js';
 import { createBalancer } from './balance/create-balancer.js';
 import { startCluster } from './cluster/start-cluster.js';
 import { registerReadinessRoute } from './health/register-readiness-route.js';
@@ -155,37 +155,11 @@ export function buildServer(config: Config, deps: ServerDeps = {}): FastifyInsta
 
   // Every request has the summary's slot from the start (one shape for all requests).
   app.decorateRequest('svirSummary', null);
-  const lineLog = createRequestLineLogger(logger);
-  // Hooks here take `done` rather than returning a promise: each request runs them, and an
-  // async hook costs a promise and a turn of the microtask queue for nothing it waits on.
-  app.addHook('onRequest', (request, reply, done) => {
-    const summary = startSummary(request, now());
-    reply.header('x-request-id', request.id);
-    // `on`, not `once`: a response closes once, and a once-listener is wrapped, then taken off
-    // the listener list when it runs, on every request.
-    reply.raw.on('close', () => {
-      const raw = reply.raw;
-      const line = summaryLine(request, summary, raw.statusCode, now(), !raw.writableFinished);
-      if (raw.statusCode >= 500 || summary.error?.code === 'internal_error') lineLog.warn(line, 'request');
-      else lineLog.info(line, 'request');
-      // The live page's recent requests: the routed ones (docs/live-page.md).
-      if (summary.route !== undefined) monitor.finished({ route: summary.route, startedAt: summary.startedAt, line });
-    });
-    if (runtime.closing) {
-      reply.header('connection', 'close');
-      done(new SvirError('backend_unavailable', { message: 'svir is shutting down.', retryAfter: 1 }));
-      return;
-    }
-    done();
-  });
+  app.addHook('onRequest', createRequestLogHook({ now, lineLog: createRequestLineLogger(logger), monitor }));
+  app.addHook('onRequest', createClosingHook(runtime));
   // Keys are read once at start (a reload does not change them): without keys, no hook at all.
   if (apiKeys.length > 0) app.addHook('onRequest', createAuthHook(apiKeys));
-  // An answer that goes out before the body arrived (413, 415, 401, 404, ...) is followed by a
-  // lingering close, so the client reads it instead of a connection reset.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (bodyStillArriving(request.raw)) lingerAfterRefusal(request.raw, reply.raw, runtime.connections.lingers, deps.lingerLimits ?? LINGER_LIMITS);
-    done(null, payload);
-  });
+  app.addHook('onSend', createLingerHook(runtime.connections, deps.lingerLimits));
 
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(createNotFoundHandler(app));

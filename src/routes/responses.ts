@@ -110,11 +110,15 @@ async function responsesRoute(deps: ResponsesRouteDeps, body: unknown): Promise<
   const read = readInputItems(inputOf(request));
   const previous = request.previous_response_id;
   const references = referencedIds(read);
-  // Both lookups at once: one round trip's wait for a shared store.
-  const [found, referenced] = await Promise.all([
-    typeof previous === 'string' ? store.history(previous) : Promise.resolve([]),
-    references.length === 0 ? Promise.resolve(undefined) : store.items(references),
-  ]);
+  // Both lookups at once: one round trip's wait for a shared store. Nothing to look up (the
+  // common first turn): no promise and no wait at all.
+  const [found, referenced] =
+    typeof previous !== 'string' && references.length === 0
+      ? [[], undefined]
+      : await Promise.all([
+          typeof previous === 'string' ? store.history(previous) : Promise.resolve([]),
+          references.length === 0 ? Promise.resolve(undefined) : store.items(references),
+        ]);
   if (found === undefined) throw notFound(String(previous), 'previous_response_id');
   const history = found;
   const input = resolveInputItems(read, (id) => referenced?.get(id));

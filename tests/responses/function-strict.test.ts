@@ -92,4 +92,12 @@ describe('strict on /v1/responses: sent and echoed', () => {
       { type: 'web_search' },
     ]);
   });
+
+  it('the echo keeps the key order as sent, strict last, and an own __proto__ key as a key', () => {
+    const sent = JSON.parse('{"type":"function","name":"f","__proto__":{"polluted":"yes"},"parameters":{"type":"object"}}') as Record<string, unknown>;
+    const echoed = echoRequest(responsesRequestSchema.parse({ model: 'm', input: 'x', tools: [sent] })).tools[0];
+    expect(JSON.stringify(echoed)).toBe('{"type":"function","name":"f","__proto__":{"polluted":"yes"},"parameters":{"type":"object"},"strict":false}');
+    expect(Object.getPrototypeOf(echoed)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
 });

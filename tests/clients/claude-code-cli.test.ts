@@ -17,6 +17,7 @@ import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.j
 import { claudeCodeEnv, claudeCodeVersion, runClaudeCode, type ClaudeRun } from './harness/claude-code-cli.js';
 import { contextOverflowResponse } from './harness/context-overflow-response.js';
 import { readChatRequest } from './harness/read-chat-request.js';
+import { transcript } from './harness/run-sealed-cli.js';
 import { renderUpstreamTurn } from './harness/render-upstream-turn.js';
 import { AFTER_BASH, AFTER_BASH_EXPECTED, BASH_CALL, CLAUDE_COMMAND, CLAUDE_COMMAND_OUTPUT } from './harness/messages-scenarios.js';
 import { MID_STREAM_FAILURE, REASONING_AND_TEXT, REASONING_AND_TEXT_EXPECTED } from './harness/scenarios.js';
@@ -40,9 +41,6 @@ function claude(flavor: BackendFlavor, prompt: string): Promise<ClaudeRun> {
   return runClaudeCode({ baseURL: origin(), apiKey: rig.apiKey, model: flavor.clientModel, prompt });
 }
 
-function transcript(run: ClaudeRun): string {
-  return `exit ${String(run.exitCode)}${run.timedOut ? ' (timed out)' : ''}\n--- stdout\n${run.stdout.slice(-6000)}\n--- stderr\n${run.stderr.slice(-3000)}`;
-}
 
 function expectSucceeded(run: ClaudeRun): void {
   expect(run.timedOut, transcript(run)).toBe(false);

@@ -16,6 +16,7 @@ import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.j
 import { codexProviderToml, codexVersion, runCodexExec, type CodexRun } from './harness/codex-cli.js';
 import { contextOverflowResponse } from './harness/context-overflow-response.js';
 import { readChatRequest } from './harness/read-chat-request.js';
+import { transcript } from './harness/run-sealed-cli.js';
 import {
   CODEX_AFTER_EXEC,
   CODEX_AFTER_EXEC_EXPECTED,
@@ -45,10 +46,6 @@ function codex(flavor: BackendFlavor, prompt: string): Promise<CodexRun> {
   return runCodexExec({ baseURL: rig.baseURL, apiKey: rig.apiKey, model: flavor.clientModel, prompt });
 }
 
-/** What a failed run printed, for the assertion message. */
-function transcript(run: CodexRun): string {
-  return `exit ${String(run.exitCode)}${run.timedOut ? ' (timed out)' : ''}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
-}
 
 function expectCompleted(run: CodexRun): void {
   expect(run.timedOut, transcript(run)).toBe(false);

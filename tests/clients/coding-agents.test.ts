@@ -1,6 +1,6 @@
 /**
  * Two coding agents as a user runs them against svir, each on both of its wires, in print mode,
- * sealed off (harness/agent-cli.ts: a throwaway HOME, every proxy at a trap that must see
+ * sealed off (harness/run-sealed-cli.ts: a throwaway HOME, every proxy at a trap that must see
  * nothing), in front of the LM Studio and Ollama fakes:
  * - pi (`@mariozechner/pi-coding-agent`): a custom provider in `~/.pi/agent/models.json`
  *   (`api` `openai-completions` or `openai-responses`, `baseUrl` svir), run as
@@ -19,8 +19,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runAgentCli, type AgentRun } from './harness/agent-cli.js';
 import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.js';
+import { jsonLines } from './harness/json-lines.js';
+import { runSealedCli, transcript, type SealedRun } from './harness/run-sealed-cli.js';
 import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
 import type { UpstreamTurn } from './harness/upstream-turn.js';
 
@@ -58,7 +59,7 @@ afterAll(async () => {
 
 type Wire = 'chat' | 'responses';
 
-function runPi(flavor: BackendFlavor, wire: Wire, mode: 'print' | 'json' = 'print'): Promise<AgentRun> {
+function runPi(flavor: BackendFlavor, wire: Wire, mode: 'print' | 'json' = 'print'): Promise<SealedRun> {
   const models = {
     providers: {
       svir: {
@@ -69,20 +70,21 @@ function runPi(flavor: BackendFlavor, wire: Wire, mode: 'print' | 'json' = 'prin
       },
     },
   };
-  return runAgentCli({
-    node: process.execPath,
+  return runSealedCli({
+    file: process.execPath,
     args: [PI_CLI, ...(mode === 'json' ? ['--mode', 'json'] : ['-p']), 'Say hello.', '--provider', 'svir', '--model', flavor.clientModel, '--no-session', '--no-tools'],
     files: { '.pi/agent/models.json': JSON.stringify(models) },
+    env: { CI: '1' },
   });
 }
 
-function runQwen(flavor: BackendFlavor, wire: Wire, mode: 'print' | 'json' = 'print'): Promise<AgentRun> {
-  return runAgentCli({
-    node: NODE_22,
+function runQwen(flavor: BackendFlavor, wire: Wire, mode: 'print' | 'json' = 'print'): Promise<SealedRun> {
+  return runSealedCli({
+    file: NODE_22,
     args: [QWEN_CLI, '-p', 'Say hello.', '--auth-type', wire === 'chat' ? 'openai' : 'openai-responses', ...(mode === 'json' ? ['--output-format', 'stream-json'] : [])],
     // Its usage statistics go to a host of its own (seen at the trap): off, as a user turns them off.
     files: { '.qwen/settings.json': JSON.stringify({ privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } }) },
-    env: { OPENAI_BASE_URL: rig.baseURL, OPENAI_API_KEY: rig.apiKey, OPENAI_MODEL: flavor.clientModel },
+    env: { CI: '1', OPENAI_BASE_URL: rig.baseURL, OPENAI_API_KEY: rig.apiKey, OPENAI_MODEL: flavor.clientModel },
   });
 }
 
@@ -98,8 +100,8 @@ describe.each(FLAVORS.map((flavor) => [flavor.name, flavor] as const))('coding a
       const before = rig.chatRequestsTo(flavor).length;
       const routesBefore = rig.received().length;
       const run = await runAgent(flavor, wire);
-      expect(run.timedOut, run.stderr).toBe(false);
-      expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(run.timedOut, transcript(run)).toBe(false);
+      expect(run.exitCode, transcript(run)).toBe(0);
       // The answer, once, from its first word.
       expect(run.stdout.split(ANSWER)).toHaveLength(2);
       expect(run.stdout.trimEnd().endsWith(ANSWER)).toBe(true);
@@ -127,13 +129,9 @@ describe.each(FLAVORS.map((flavor) => [flavor.name, flavor] as const))('pi shows
   it.each(['chat', 'responses'] as const)('over the %s wire', async (wire) => {
     rig.script(flavor, GREETING);
     const run = await runPi(flavor, wire, 'json');
-    expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.exitCode, transcript(run)).toBe(0);
     expect(run.strayConnections).toEqual([]);
-    const ends = run.stdout
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => piEventSchema.parse(JSON.parse(line)))
-      .filter((event) => event.type === 'message_end' && event.message?.role === 'assistant');
+    const ends = jsonLines(run.stdout, piEventSchema).filter((event) => event.type === 'message_end' && event.message?.role === 'assistant');
     const content = ends.at(-1)?.message?.content ?? [];
     expect(content.filter((part) => part.type === 'thinking').map((part) => part.thinking).join('')).toBe('A short greeting will do.');
     expect(content.filter((part) => part.type === 'text').map((part) => part.text).join('')).toBe(ANSWER);
@@ -150,12 +148,9 @@ describe.each(FLAVORS.map((flavor) => [flavor.name, flavor] as const))('Qwen Cod
   it.each(['chat', 'responses'] as const)('over the %s wire', async (wire) => {
     rig.script(flavor, GREETING);
     const run = await runQwen(flavor, wire, 'json');
-    expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.exitCode, transcript(run)).toBe(0);
     expect(run.strayConnections).toEqual([]);
-    const parts = run.stdout
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => qwenLineSchema.parse(JSON.parse(line)))
+    const parts = jsonLines(run.stdout, qwenLineSchema)
       .filter((line) => line.type === 'assistant')
       .flatMap((line) => line.message?.content ?? []);
     expect(parts.filter((part) => part.type === 'thinking').map((part) => part.thinking).join('')).toBe('A short greeting will do.');

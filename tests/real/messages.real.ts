@@ -7,7 +7,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { claudeCodeVersion, runClaudeCode, type ClaudeRun } from '../clients/harness/claude-code-cli.js';
+import { claudeCodeVersion, runClaudeCode } from '../clients/harness/claude-code-cli.js';
+import { transcript } from '../clients/harness/run-sealed-cli.js';
 import { MODELS, startRealLlamaServer, type RealLlamaServer } from './llama-server.js';
 import { TINY_ANSWER, TINY_REASONING } from './recorded-cases.js';
 import { startSvirFront, type SvirFront } from './svir-real.js';
@@ -81,9 +82,6 @@ describe('@anthropic-ai/sdk through svir to llama-server', () => {
   });
 });
 
-function transcript(run: ClaudeRun): string {
-  return `exit ${String(run.exitCode)}${run.timedOut ? ' (timed out)' : ''}\n--- stdout\n${run.stdout.slice(-6000)}\n--- stderr\n${run.stderr.slice(-3000)}`;
-}
 
 describe('Claude Code through svir to llama-server', () => {
   it('claude -p answers with the model\'s text, its reasoning shown', async () => {

@@ -2,24 +2,22 @@
  * Claude Code (`@anthropic-ai/claude-code`, the npm package; its native binary comes in the
  * optional dependency `@anthropic-ai/claude-code-<os>-<arch>`) run as `claude -p` against svir,
  * sealed off from everything else, as the reference's recorder ran it:
- * - an environment built from nothing (no ANTHROPIC_* or CLAUDE_* of the machine): a throwaway
- *   HOME and CLAUDE_CONFIG_DIR, svir's key as ANTHROPIC_AUTH_TOKEN, svir as ANTHROPIC_BASE_URL,
- *   the model as ANTHROPIC_MODEL, and Claude Code's own switches for its side traffic
- *   (CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, DISABLE_TELEMETRY, DISABLE_ERROR_REPORTING,
- *   DISABLE_AUTOUPDATER) and the attribution header off (README, "Claude Code over local models");
- * - HTTP(S)_PROXY / ALL_PROXY at a local trap: every connection it tries to anywhere but
- *   127.0.0.1 lands there and is recorded, then closed;
- * - a throwaway working directory, `--output-format stream-json --verbose` on stdout, the one
- *   harmless command a test's fake asks for allowed (`Bash(echo:*)`), a timeout.
+ * - run by runSealedCli (run-sealed-cli.ts): an environment built from nothing (no ANTHROPIC_* or
+ *   CLAUDE_* of the machine) but a throwaway HOME and CLAUDE_CONFIG_DIR, svir's key as
+ *   ANTHROPIC_AUTH_TOKEN, svir as ANTHROPIC_BASE_URL, the model as ANTHROPIC_MODEL, and Claude
+ *   Code's own switches for its side traffic (CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC,
+ *   DISABLE_TELEMETRY, DISABLE_ERROR_REPORTING, DISABLE_AUTOUPDATER) and the attribution header off
+ *   (README, "Claude Code over local models"); every proxy variable at the trap that records each
+ *   connection it tries to anywhere but 127.0.0.1; a throwaway working directory; a timeout;
+ * - `--output-format stream-json --verbose` on stdout, the one harmless command a test's fake asks
+ *   for allowed (`Bash(echo:*)`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { cliVersion } from './cli-version.js';
+import { jsonLines } from './json-lines.js';
+import { runSealedCli, type SealedRun } from './run-sealed-cli.js';
 
 const require = createRequire(import.meta.url);
 
@@ -56,10 +54,6 @@ function claudeEntry(): string {
   }
 }
 
-function exitOf(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => child.once('close', (code: number | null) => resolve(code)));
-}
-
 /** How to start the entry point: a JavaScript file under node, a native binary as it is. */
 function command(entry: string): { file: string; args: string[] } {
   return /\.(c|m)?js$/.test(entry) ? { file: process.execPath, args: [entry] } : { file: entry, args: [] };
@@ -77,46 +71,13 @@ export async function claudeCodeVersion(): Promise<string> {
     throw new Error(`@anthropic-ai/claude-code is not installed (the test packages, tests/package.json): ${String(err)}`);
   }
   const { file, args } = command(entry);
-  const child = spawn(file, [...args, '--version'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '', DISABLE_AUTOUPDATER: '1' } });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  const code = await exitOf(child);
-  if (code !== 0) {
-    throw new Error(
-      `Claude Code does not run on ${process.platform}-${process.arch} (its binary comes in the optional dependency ` +
-        `@anthropic-ai/claude-code-${process.platform}-${process.arch}; was it installed?): exit ${String(code)}\n${out}`,
-    );
-  }
-  return out.trim();
-}
-
-/** A local stand-in for every proxy: records the first line of each connection, then closes it. */
-async function startProxyTrap(): Promise<{ url: string; attempts: string[]; close(): Promise<void> }> {
-  const attempts: string[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-    socket.once('data', (data: Buffer) => {
-      attempts.push(data.toString('latin1').split('\r\n')[0] ?? '');
-      socket.destroy();
-    });
-    socket.on('error', () => undefined);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('the proxy trap has no TCP address');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    attempts,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-      await once(server, 'close');
-    },
-  };
+  return cliVersion(
+    file,
+    args,
+    { DISABLE_AUTOUPDATER: '1' },
+    `Claude Code does not run on ${process.platform}-${process.arch} (its binary comes in the optional dependency ` +
+      `@anthropic-ai/claude-code-${process.platform}-${process.arch}; was it installed?)`,
+  );
 }
 
 const blockSchema = z.looseObject({ type: z.string(), text: z.string().optional(), thinking: z.string().optional(), name: z.string().optional(), input: z.unknown().optional(), content: z.unknown().optional() });
@@ -132,11 +93,7 @@ const claudeEventSchema = z.looseObject({
 export type ClaudeEvent = z.infer<typeof claudeEventSchema>;
 export type ClaudeBlock = z.infer<typeof blockSchema>;
 
-export interface ClaudeRun {
-  exitCode: number | null;
-  timedOut: boolean;
-  stdout: string;
-  stderr: string;
+export interface ClaudeRun extends SealedRun {
   events: ClaudeEvent[];
   /** The blocks of every assistant message, in order. */
   assistantBlocks: ClaudeBlock[];
@@ -144,8 +101,6 @@ export interface ClaudeRun {
   userBlocks: ClaudeBlock[];
   /** The final `result` event. */
   result: ClaudeEvent | undefined;
-  /** Connections Claude Code tried through a proxy, i.e. to anything but 127.0.0.1: must stay empty. */
-  strayConnections: string[];
 }
 
 export interface ClaudeRunOptions {
@@ -158,79 +113,29 @@ export interface ClaudeRunOptions {
 }
 
 export async function runClaudeCode(options: ClaudeRunOptions): Promise<ClaudeRun> {
-  const root = await mkdtemp(join(tmpdir(), 'svir-claude-'));
-  const home = join(root, 'home');
-  const workdir = join(root, 'work');
-  const trap = await startProxyTrap();
-  try {
-    await mkdir(home);
-    await mkdir(workdir);
-    const env: Record<string, string> = {
-      PATH: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
-      HOME: home,
+  const { file, args } = command(claudeEntry());
+  const run = await runSealedCli({
+    file,
+    args: [...args, '-p', options.prompt, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash(echo:*)'],
+    env: ({ home }) => ({
       CLAUDE_CONFIG_DIR: join(home, '.claude'),
-      LANG: 'C.UTF-8',
-      TERM: 'dumb',
-      NO_COLOR: '1',
       SHELL: '/bin/bash',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_TELEMETRY: '1',
       DISABLE_ERROR_REPORTING: '1',
       DISABLE_AUTOUPDATER: '1',
       ...claudeCodeEnv(options),
-    };
-    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) {
-      env[name] = trap.url;
-      env[name.toLowerCase()] = trap.url;
-    }
-    env['NO_PROXY'] = '127.0.0.1,localhost';
-    env['no_proxy'] = '127.0.0.1,localhost';
-
-    const { file, args } = command(claudeEntry());
-    const child = spawn(
-      file,
-      [...args, '-p', options.prompt, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash(echo:*)'],
-      { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    }, options.timeoutMs ?? 90_000);
-    const exitCode = await exitOf(child);
-    clearTimeout(timer);
-
-    const events: ClaudeEvent[] = [];
-    for (const line of stdout.split('\n')) {
-      if (line.trim() === '') continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      const parsed = claudeEventSchema.safeParse(value);
-      if (parsed.success) events.push(parsed.data);
-    }
-    const blocksOf = (type: string): ClaudeBlock[] =>
-      events.flatMap((event) => (event.type === type && Array.isArray(event.message?.content) ? event.message.content : []));
-    return {
-      exitCode,
-      timedOut,
-      stdout,
-      stderr,
-      events,
-      assistantBlocks: blocksOf('assistant'),
-      userBlocks: blocksOf('user'),
-      result: events.findLast((event) => event.type === 'result'),
-      strayConnections: [...trap.attempts],
-    };
-  } finally {
-    await trap.close();
-    await rm(root, { recursive: true, force: true });
-  }
+    }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
+  const events = jsonLines(run.stdout, claudeEventSchema);
+  const blocksOf = (type: string): ClaudeBlock[] =>
+    events.flatMap((event) => (event.type === type && Array.isArray(event.message?.content) ? event.message.content : []));
+  return {
+    ...run,
+    events,
+    assistantBlocks: blocksOf('assistant'),
+    userBlocks: blocksOf('user'),
+    result: events.findLast((event) => event.type === 'result'),
+  };
 }

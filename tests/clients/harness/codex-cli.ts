@@ -6,20 +6,18 @@
  *   0.171 behind the trap below: the curated-plugin sync (`features.plugins`: git and HTTPS to
  *   github.com, then chatgpt.com) and analytics (ab.chatgpt.com); the update check, feedback,
  *   OpenTelemetry export and the app/plugin features beside them are off as a precaution;
- * - an environment built from nothing (no OPENAI_API_KEY or CODEX_* of the machine), whose
- *   HTTP(S)_PROXY / ALL_PROXY point at a local trap: every connection Codex (or a git it runs)
- *   tries to anywhere but 127.0.0.1 lands there and is recorded, then closed;
- * - a throwaway working directory, no sandbox (root in a container has none to give; the only
- *   command run is the harmless one a test's fake asks for), a timeout, `--json` events on stdout.
+ * - run by runSealedCli (run-sealed-cli.ts): an environment built from nothing (no
+ *   OPENAI_API_KEY or CODEX_* of the machine) but svir's key, every proxy variable at the trap
+ *   that records each connection Codex (or a git it runs) tries to anywhere but 127.0.0.1, a
+ *   throwaway working directory, a timeout;
+ * - no sandbox (root in a container has none to give; the only command run is the harmless one a
+ *   test's fake asks for), `--json` events on stdout.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { z } from 'zod';
-import { startProxyTrap } from './proxy-trap.js';
+import { cliVersion } from './cli-version.js';
+import { jsonLines } from './json-lines.js';
+import { runSealedCli, type SealedRun } from './run-sealed-cli.js';
 
 /** The environment variable that carries svir's key to Codex (`env_key`). */
 export const CODEX_KEY_ENV = 'SVIR_KEY';
@@ -85,11 +83,6 @@ export function codexConfigToml(options: CodexProviderOptions): string {
 
 const require = createRequire(import.meta.url);
 
-/** The exit code of a child once its output is closed (null when a signal ended it). */
-function exitOf(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => child.once('close', (code: number | null) => resolve(code)));
-}
-
 /** The npm entry point (`bin/codex.js`), which finds and runs the platform's native binary. */
 function codexEntry(): string {
   return require.resolve('@openai/codex/bin/codex.js');
@@ -104,20 +97,15 @@ export async function codexVersion(): Promise<string> {
   try {
     entry = codexEntry();
   } catch (err) {
-    throw new Error(`@openai/codex is not installed (npm ci installs it as a dev dependency): ${String(err)}`);
+    throw new Error(`@openai/codex is not installed (the test packages, tests/package.json): ${String(err)}`);
   }
-  const child = spawn(process.execPath, [entry, '--version'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' } });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  const code = await exitOf(child);
-  if (code !== 0) {
-    throw new Error(
-      `Codex CLI does not run on ${process.platform}-${process.arch} (its binary comes in the optional dependency ` +
-        `@openai/codex-${process.platform}-${process.arch}; was it installed?): exit ${String(code)}\n${out}`,
-    );
-  }
-  return out.trim();
+  return cliVersion(
+    process.execPath,
+    [entry],
+    {},
+    `Codex CLI does not run on ${process.platform}-${process.arch} (its binary comes in the optional dependency ` +
+      `@openai/codex-${process.platform}-${process.arch}; was it installed?)`,
+  );
 }
 
 /** One line of `codex exec --json`, as far as the tests read it. */
@@ -128,20 +116,13 @@ const codexEventSchema = z.looseObject({
 });
 export type CodexEvent = z.infer<typeof codexEventSchema>;
 
-export interface CodexRun {
-  exitCode: number | null;
-  /** Set when the run was killed by the timeout. */
-  timedOut: boolean;
-  stdout: string;
-  stderr: string;
+export interface CodexRun extends SealedRun {
   /** The `--json` events, in order (lines that are not JSON events are left out). */
   events: CodexEvent[];
   /** `item.completed` items, in order. */
   items: NonNullable<CodexEvent['item']>[];
   /** The text of the last `agent_message`: what Codex answers. */
   lastMessage: string | undefined;
-  /** Connections Codex tried through a proxy, i.e. to anything but 127.0.0.1: must stay empty. */
-  strayConnections: string[];
 }
 
 export interface CodexRunOptions extends CodexProviderOptions {
@@ -153,33 +134,9 @@ export interface CodexRunOptions extends CodexProviderOptions {
 
 /** Runs `codex exec --json <prompt>` once, sealed off as described above, and collects what it did. */
 export async function runCodexExec(options: CodexRunOptions): Promise<CodexRun> {
-  const root = await mkdtemp(join(tmpdir(), 'svir-codex-'));
-  const home = join(root, 'home');
-  const workdir = join(root, 'work');
-  const trap = await startProxyTrap();
-  try {
-    await mkdir(home);
-    await mkdir(workdir);
-    await writeFile(join(home, 'config.toml'), codexConfigToml(options));
-
-    const env: Record<string, string> = {
-      PATH: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
-      HOME: home,
-      CODEX_HOME: home,
-      [CODEX_KEY_ENV]: options.apiKey,
-      LANG: 'C.UTF-8',
-      TERM: 'dumb',
-      NO_COLOR: '1',
-    };
-    // Both spellings: the Rust client reads either, git and curl the lower-case one.
-    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) {
-      env[name] = trap.url;
-      env[name.toLowerCase()] = trap.url;
-    }
-    env['NO_PROXY'] = '127.0.0.1';
-    env['no_proxy'] = '127.0.0.1';
-
-    const args = [
+  const run = await runSealedCli({
+    file: process.execPath,
+    args: ({ workdir }) => [
       codexEntry(),
       'exec',
       '--json',
@@ -192,47 +149,13 @@ export async function runCodexExec(options: CodexRunOptions): Promise<CodexRun> 
       '-C',
       workdir,
       options.prompt,
-    ];
-    const child = spawn(process.execPath, args, { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      // The whole group: the npm entry point, the native binary, and any shell it started.
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    }, options.timeoutMs ?? 90_000);
-    const exitCode = await exitOf(child);
-    clearTimeout(timer);
-
-    const events: CodexEvent[] = [];
-    for (const line of stdout.split('\n')) {
-      if (line.trim() === '') continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      const parsed = codexEventSchema.safeParse(value);
-      if (parsed.success) events.push(parsed.data);
-    }
-    const items = events.flatMap((event) => (event.type === 'item.completed' && event.item !== undefined ? [event.item] : []));
-    const messages = items.filter((item) => item.type === 'agent_message');
-    return {
-      exitCode,
-      timedOut,
-      stdout,
-      stderr,
-      events,
-      items,
-      lastMessage: messages.at(-1)?.text,
-      strayConnections: [...trap.attempts],
-    };
-  } finally {
-    await trap.close();
-    await rm(root, { recursive: true, force: true });
-  }
+    ],
+    files: { 'config.toml': codexConfigToml(options) },
+    env: ({ home }) => ({ CODEX_HOME: home, [CODEX_KEY_ENV]: options.apiKey }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
+  const events = jsonLines(run.stdout, codexEventSchema);
+  const items = events.flatMap((event) => (event.type === 'item.completed' && event.item !== undefined ? [event.item] : []));
+  const messages = items.filter((item) => item.type === 'agent_message');
+  return { ...run, events, items, lastMessage: messages.at(-1)?.text };
 }

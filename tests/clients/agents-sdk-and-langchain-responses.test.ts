@@ -13,20 +13,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BACKEND_FLAVORS } from './harness/backend-flavors.js';
 import { proxyEnv, startProxyTrap, type ProxyTrap } from './harness/proxy-trap.js';
-import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
+import { useClientRig } from './harness/use-client-rig.js';
 import type { UpstreamTurn } from './harness/upstream-turn.js';
 
 const FLAVOR = BACKEND_FLAVORS.find((flavor) => flavor.name === 'lmstudio');
 if (FLAVOR === undefined) throw new Error('no lmstudio flavor');
 const flavor = FLAVOR;
 
-let rig: ClientRig;
+const rig = useClientRig({ flavors: [flavor] });
 let trap: ProxyTrap;
 let dispatcher: Dispatcher;
 const saved: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
-  rig = await startClientRig({ flavors: [flavor] });
   trap = await startProxyTrap();
   for (const [name, value] of Object.entries(proxyEnv(trap.url))) {
     saved[name] = process.env[name];
@@ -42,7 +41,6 @@ afterAll(async () => {
     else process.env[name] = value;
   }
   await trap.close();
-  await rig.close();
 });
 
 const CALL_LOOKUP: UpstreamTurn = {

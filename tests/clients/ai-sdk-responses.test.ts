@@ -25,9 +25,9 @@ import {
   SPLIT_INTERLEAVED_EXPECTED,
   SPLIT_INTERLEAVED_TOOL_CALLS,
 } from './harness/scenarios.js';
-import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
+import { useClientRig } from './harness/use-client-rig.js';
 
-let rig: ClientRig;
+const rig = useClientRig();
 let modelOf: (flavor: BackendFlavor) => LanguageModel;
 /** Every request body the provider sent svir, in order. */
 const sentToSvir: unknown[] = [];
@@ -38,7 +38,6 @@ let logWarnings: unknown;
 beforeAll(async () => {
   logWarnings = Reflect.get(globalThis, 'AI_SDK_LOG_WARNINGS');
   Reflect.set(globalThis, 'AI_SDK_LOG_WARNINGS', false);
-  rig = await startClientRig();
   const provider = createOpenAI({
     baseURL: rig.baseURL,
     apiKey: rig.apiKey,
@@ -51,7 +50,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   Reflect.set(globalThis, 'AI_SDK_LOG_WARNINGS', logWarnings);
-  await rig.close();
 });
 
 const lookup = tool({

@@ -7,7 +7,7 @@
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, jsonSchema, streamText, tool, type LanguageModel } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.js';
 import { createGate } from './harness/create-gate.js';
@@ -20,18 +20,14 @@ import {
   SPLIT_INTERLEAVED_EXPECTED,
   SPLIT_INTERLEAVED_TOOL_CALLS,
 } from './harness/scenarios.js';
-import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
+import { useClientRig } from './harness/use-client-rig.js';
 
-let rig: ClientRig;
+const rig = useClientRig();
 let modelOf: (flavor: BackendFlavor) => LanguageModel;
 
 beforeAll(async () => {
-  rig = await startClientRig();
   const provider = createOpenAICompatible({ name: 'svir', baseURL: rig.baseURL, apiKey: rig.apiKey, includeUsage: true });
   modelOf = (flavor) => provider.chatModel(flavor.clientModel);
-});
-afterAll(async () => {
-  await rig.close();
 });
 
 const tools = {

@@ -8,7 +8,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import Anthropic from '@anthropic-ai/sdk';
 import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.js';
 import { createGate } from './harness/create-gate.js';
 import { contextOverflowResponse } from './harness/context-overflow-response.js';
@@ -23,19 +23,15 @@ import {
   SPLIT_INTERLEAVED_EXPECTED,
   SPLIT_INTERLEAVED_TOOL_CALLS,
 } from './harness/scenarios.js';
-import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
+import { useClientRig } from './harness/use-client-rig.js';
 
-let rig: ClientRig;
+const rig = useClientRig({ extraBackends: [{ name: 'nobody', type: 'openai', url: 'http://127.0.0.1:9/v1', models: ['nobody-model'], timeouts: { connectMs: 500 } }] });
 let client: Anthropic;
 const origin = (): string => rig.baseURL.replace(/\/v1$/, '');
 
 beforeAll(async () => {
-  rig = await startClientRig({ extraBackends: [{ name: 'nobody', type: 'openai', url: 'http://127.0.0.1:9/v1', models: ['nobody-model'], timeouts: { connectMs: 500 } }] });
   // The SDK appends /v1/messages to its base URL; no retries, so each error is seen as svir sent it.
   client = new Anthropic({ apiKey: rig.apiKey, baseURL: origin(), maxRetries: 0 });
-});
-afterAll(async () => {
-  await rig.close();
 });
 
 const LOOKUP = { name: 'lookup', description: 'Look a value up.', input_schema: LOOKUP_PARAMETERS };

@@ -12,7 +12,7 @@
  * are never skipped silently.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.js';
 import { claudeCodeEnv, claudeCodeVersion, runClaudeCode, type ClaudeRun } from './harness/claude-code-cli.js';
 import { contextOverflowResponse } from './harness/context-overflow-response.js';
@@ -21,21 +21,17 @@ import { transcript } from './harness/run-sealed-cli.js';
 import { renderUpstreamTurn } from './harness/render-upstream-turn.js';
 import { AFTER_BASH, AFTER_BASH_EXPECTED, BASH_CALL, CLAUDE_COMMAND, CLAUDE_COMMAND_OUTPUT } from './harness/messages-scenarios.js';
 import { MID_STREAM_FAILURE, REASONING_AND_TEXT, REASONING_AND_TEXT_EXPECTED } from './harness/scenarios.js';
-import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
+import { useClientRig } from './harness/use-client-rig.js';
 
 /** A Claude Code run takes a few seconds on a loaded machine; two turns and a command take longer. */
 const CLAUDE_TEST_TIMEOUT_MS = 120_000;
 
-let rig: ClientRig;
+const rig = useClientRig();
 const origin = (): string => rig.baseURL.replace(/\/v1$/, '');
 
 beforeAll(async () => {
   expect(await claudeCodeVersion()).toMatch(/\d+\.\d+\.\d+/);
-  rig = await startClientRig();
 }, 60_000);
-afterAll(async () => {
-  await rig?.close();
-});
 
 function claude(flavor: BackendFlavor, prompt: string): Promise<ClaudeRun> {
   return runClaudeCode({ baseURL: origin(), apiKey: rig.apiKey, model: flavor.clientModel, prompt });

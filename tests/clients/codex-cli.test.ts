@@ -11,7 +11,7 @@
  * never skipped silently.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.js';
 import { codexProviderToml, codexVersion, runCodexExec, type CodexRun } from './harness/codex-cli.js';
 import { contextOverflowResponse } from './harness/context-overflow-response.js';
@@ -26,21 +26,17 @@ import {
   CODEX_NAMESPACED_CALL,
 } from './harness/responses-scenarios.js';
 import { MID_STREAM_FAILURE, REASONING_AND_TEXT, REASONING_AND_TEXT_EXPECTED } from './harness/scenarios.js';
-import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
+import { useClientRig } from './harness/use-client-rig.js';
 
 /** A Codex run takes a few seconds on a loaded machine; two turns and a command take longer. */
 const CODEX_TEST_TIMEOUT_MS = 120_000;
 
-let rig: ClientRig;
+const rig = useClientRig();
 
 beforeAll(async () => {
   // Fails every test below, with the reason, when the binary is missing or does not run here.
   expect(await codexVersion()).toMatch(/^codex-cli \d+\.\d+\.\d+/);
-  rig = await startClientRig();
 }, 60_000);
-afterAll(async () => {
-  await rig?.close();
-});
 
 function codex(flavor: BackendFlavor, prompt: string): Promise<CodexRun> {
   return runCodexExec({ baseURL: rig.baseURL, apiKey: rig.apiKey, model: flavor.clientModel, prompt });

@@ -17,12 +17,12 @@
  * reasoning is shown once, not doubled (each word once, on both wires).
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.js';
 import { jsonLines } from './harness/json-lines.js';
 import { runSealedCli, transcript, type SealedRun } from './harness/run-sealed-cli.js';
-import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
+import { useClientRig } from './harness/use-client-rig.js';
 import type { UpstreamTurn } from './harness/upstream-turn.js';
 
 /** The test packages' own installs (tests/package.json, tests/node22): their package.json is not exported. */
@@ -48,14 +48,7 @@ const GREETING: UpstreamTurn = {
 };
 
 const FLAVORS = BACKEND_FLAVORS.filter((flavor) => flavor.name === 'lmstudio' || flavor.name === 'ollama');
-let rig: ClientRig;
-
-beforeAll(async () => {
-  rig = await startClientRig({ flavors: FLAVORS });
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useClientRig({ flavors: FLAVORS });
 
 type Wire = 'chat' | 'responses';
 

@@ -10,7 +10,7 @@
 import { ContextOverflowError } from '@langchain/core/errors';
 import type { AIMessageChunk } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.js';
 import { createGate } from './harness/create-gate.js';
@@ -24,16 +24,9 @@ import {
   SPLIT_INTERLEAVED_EXPECTED,
   SPLIT_INTERLEAVED_TOOL_CALLS,
 } from './harness/scenarios.js';
-import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
+import { useClientRig } from './harness/use-client-rig.js';
 
-let rig: ClientRig;
-
-beforeAll(async () => {
-  rig = await startClientRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useClientRig();
 
 function chatModel(flavor: BackendFlavor, streaming = true): ChatOpenAI {
   return new ChatOpenAI({

@@ -7,14 +7,14 @@
  */
 import { createServer } from 'node:net';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors.js';
 import type { ScriptedResponse } from '../fakes/scripted-upstream.js';
 import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.js';
 import { contextOverflowResponse } from './harness/context-overflow-response.js';
 import { startSvir } from '../faults/start-svir.js';
-import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
+import { useClientRig } from './harness/use-client-rig.js';
 
 type ApiError = InstanceType<typeof OpenAI.APIError>;
 type ErrorClass = new (...args: never[]) => ApiError;
@@ -53,19 +53,15 @@ async function closedPort(): Promise<number> {
   return address.port;
 }
 
-let rig: ClientRig;
+const rig = useClientRig(async () => ({
+  server: { bodyLimitBytes: BODY_LIMIT },
+  backend: { timeouts: { firstTokenMs: FIRST_TOKEN_MS, idleMs: IDLE_MS } },
+  extraBackends: [{ name: 'offline', type: 'llamacpp', url: `http://127.0.0.1:${await closedPort()}/v1`, models: [OFFLINE_MODEL] }],
+}));
 let client: OpenAI;
 
 beforeAll(async () => {
-  rig = await startClientRig({
-    server: { bodyLimitBytes: BODY_LIMIT },
-    backend: { timeouts: { firstTokenMs: FIRST_TOKEN_MS, idleMs: IDLE_MS } },
-    extraBackends: [{ name: 'offline', type: 'llamacpp', url: `http://127.0.0.1:${await closedPort()}/v1`, models: [OFFLINE_MODEL] }],
-  });
   client = new OpenAI({ baseURL: rig.baseURL, apiKey: rig.apiKey, maxRetries: 0 });
-});
-afterAll(async () => {
-  await rig.close();
 });
 
 async function failureOf(promise: Promise<unknown>): Promise<ApiError> {

@@ -8,7 +8,7 @@
  */
 import OpenAI from 'openai';
 import type { Response, ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BACKEND_FLAVORS } from './harness/backend-flavors.js';
 import { contextOverflowResponse } from './harness/context-overflow-response.js';
@@ -30,17 +30,13 @@ import {
   SPLIT_INTERLEAVED_EXPECTED,
   SPLIT_INTERLEAVED_TOOL_CALLS,
 } from './harness/scenarios.js';
-import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
+import { useClientRig } from './harness/use-client-rig.js';
 
-let rig: ClientRig;
+const rig = useClientRig();
 let client: OpenAI;
 
 beforeAll(async () => {
-  rig = await startClientRig();
   client = new OpenAI({ baseURL: rig.baseURL, apiKey: rig.apiKey, maxRetries: 0 });
-});
-afterAll(async () => {
-  await rig.close();
 });
 
 const PROMPT = 'Count to three in words.';

@@ -7,7 +7,7 @@
  * server path in `model`.
  */
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BACKEND_FLAVORS } from './harness/backend-flavors.js';
 import { createGate } from './harness/create-gate.js';
@@ -20,21 +20,17 @@ import {
   SPLIT_INTERLEAVED_EXPECTED,
   SPLIT_INTERLEAVED_TOOL_CALLS,
 } from './harness/scenarios.js';
-import { startClientRig, type ClientRig } from './harness/start-client-rig.js';
+import { useClientRig } from './harness/use-client-rig.js';
 
 /** The reasoning key is not part of the client's types: read it as unknown data. */
 const withReasoning = z.looseObject({ reasoning_content: z.string().optional() });
 const reasoningOf = (value: unknown): string => withReasoning.safeParse(value).data?.reasoning_content ?? '';
 
-let rig: ClientRig;
+const rig = useClientRig();
 let client: OpenAI;
 
 beforeAll(async () => {
-  rig = await startClientRig();
   client = new OpenAI({ baseURL: rig.baseURL, apiKey: rig.apiKey, maxRetries: 0 });
-});
-afterAll(async () => {
-  await rig.close();
 });
 
 const messages = [{ role: 'user' as const, content: 'Count to three in words.' }];

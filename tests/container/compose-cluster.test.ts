@@ -1,12 +1,12 @@
 /**
- * compose.cluster.yaml, deploy/nginx/svir.conf and config/cluster.yaml read and held to what the
+ * compose.cluster.yaml, deploy/nginx/svir.conf.template and config/cluster.yaml read and held to what the
  * README ("Several replicas") says of them: two svir replicas of the one image sharing one
  * Valkey or Redis through SVIR_REDIS_URL, the config mounted as a folder, nginx choosing the
  * least busy replica with timeouts longer than anything svir stays silent for on a stream, and
- * a shutdown grace inside the stop timeout. (Running the compose is `npm run test:container`'s
- * kind of job; this reads the files.)
+ * a shutdown grace inside the stop timeout, and finding the replicas by name while it runs.
+ * (Running the compose is `npm run test:container`'s cluster part; this reads the files.)
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -30,7 +30,7 @@ const compose = z.looseObject({ services: z.record(z.string(), serviceSchema) })
 const services = Object.entries(compose.services);
 const replicas = services.filter(([, service]) => service.build === '.');
 const store = services.find(([, service]) => /^(valkey\/valkey|redis):/.test(service.image ?? ''));
-const nginx = read('deploy/nginx/svir.conf');
+const nginx = read('deploy/nginx/svir.conf.template');
 
 function seconds(text: string): number {
   const match = /^(\d+)(ms|s|m)?$/.exec(text.trim());
@@ -74,7 +74,21 @@ describe('compose.cluster.yaml', () => {
       expect(seconds(value ?? '0'), directive).toBeGreaterThan(longestSilence);
     }
     const published = services.find(([, service]) => service.image?.startsWith('nginx:') === true)?.[1];
-    expect(published?.volumes).toContain('./deploy/nginx:/etc/nginx/conf.d:ro');
     expect(published?.ports).toEqual(['127.0.0.1:4000:4000']);
+  });
+
+  it('nginx looks the replicas up again while it runs (a recreated replica has a new address)', () => {
+    const published = services.find(([, service]) => service.image?.startsWith('nginx:') === true)?.[1];
+    // The image's entrypoint fills the template in, after sourcing the resolver script.
+    expect(published?.volumes).toContain('./deploy/nginx:/etc/nginx/templates:ro');
+    expect(published?.volumes).toContain('./deploy/nginx/svir-resolver.envsh:/docker-entrypoint.d/16-svir-resolver.envsh:ro');
+    // The entrypoint sources only executable *.envsh files.
+    expect(statSync(`${root}deploy/nginx/svir-resolver.envsh`).mode & 0o111).toBe(0o111);
+    expect(read('deploy/nginx/svir-resolver.envsh')).toMatch(/^export SVIR_NGINX_RESOLVER$/m);
+    expect(nginx).toMatch(/^resolver \$\{SVIR_NGINX_RESOLVER\} valid=\d+s/m);
+    expect(nginx).toMatch(/^\s*zone svir \d+k;/m);
+    for (const [name] of replicas) expect(nginx).toMatch(new RegExp(`^\\s*server ${name}:4000 resolve\\b`, 'm'));
+    // A stopped replica is left out after a failed connection, not tried on every other request.
+    expect(nginx).not.toContain('max_fails=0');
   });
 });

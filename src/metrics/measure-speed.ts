@@ -6,15 +6,19 @@
  *
  * A token is one clean chunk that carries something visible: answer text, reasoning, a piece of
  * a tool call, or refusal text. The role-only first chunk, the empty finish chunk and the usage
- * chunk carry nothing; a chunk whose text was only a `<think>` marker produced nothing visible
+ * chunk carry nothing; a chunk whose text was only reasoning markers produced nothing visible
  * and does not count (the normalizer removes markers, but a backend with `reasoningTags: off`
- * leaves them in the text).
+ * leaves them in the text). The markers are the stream's (`StreamContext.reasoningMarkers`,
+ * `<think>` alone by default): llama.cpp's parsers leave `[THINK]`, `[/THINK]` and gpt-oss's
+ * `<|channel|>analysis`, `<|message|>`, `<|end|>` in content too, each in a chunk of its own
+ * (docs/llamacpp-real.md).
  *
  * N tokens seen at t1..tN span N - 1 generation steps (the first token's own time is latency,
  * already counted by time to first token), so the rate is (N - 1) / (tN - t1). With one token,
  * or a window shorter than MIN_SPEED_WINDOW_MS, there is no honest rate and none is given.
  */
 import type { CleanChunk } from '../normalize/clean-chunk.js';
+import { THINK_TAGS, type ReasoningMarkers } from '../normalize/think-tag-splitter.js';
 
 /** Below this window the clock's resolution and chunk batching dominate the measurement. */
 export const MIN_SPEED_WINDOW_MS = 50;
@@ -35,23 +39,61 @@ export interface SpeedMeter {
   result(): SpeedResult;
 }
 
-const THINK_MARKER = /<\/?think>/g;
+/** What a chunk's text may be made of and still show nothing: reasoning markers and their pieces. */
+export interface MarkerText {
+  /** Every piece, longest first. */
+  pieces: readonly string[];
+  /** Their first characters: text holding none of them holds no marker, and is not copied to find out. */
+  starts: string;
+}
 
-function visibleText(value: unknown): boolean {
+/**
+ * The pieces of the markers: each marker whole, and, for one made of several special tokens
+ * (`<|channel|>analysis<|message|>`), each token's part, as a server streams them one a chunk.
+ * A part starts at a `<` or `[` inside the marker.
+ */
+export function markerText(pairs: readonly ReasoningMarkers[]): MarkerText {
+  const pieces = new Set<string>();
+  for (const marker of pairs.flatMap((pair) => [pair.open, pair.close])) {
+    pieces.add(marker);
+    let from = 0;
+    for (let at = 1; at < marker.length; at++) {
+      const char = marker.charAt(at);
+      if (char !== '<' && char !== '[') continue;
+      pieces.add(marker.slice(from, at));
+      from = at;
+    }
+    pieces.add(marker.slice(from));
+  }
+  const sorted = [...pieces].filter((piece) => piece.length > 0).sort((a, b) => b.length - a.length);
+  return { pieces: sorted, starts: [...new Set(sorted.map((piece) => piece.charAt(0)))].join('') };
+}
+
+const THINK_ONLY = markerText([THINK_TAGS]);
+
+function holdsAny(text: string, chars: string): boolean {
+  for (let i = 0; i < chars.length; i++) if (text.includes(chars.charAt(i))) return true;
+  return false;
+}
+
+function visibleText(value: unknown, markers: MarkerText): boolean {
   if (typeof value !== 'string' || value.length === 0) return false;
-  // Run on every chunk: text without a `<` holds no marker, and is not copied to find out.
-  return !value.includes('<') || value.replace(THINK_MARKER, '').length > 0;
+  // Run on every chunk: text without a marker's first character is settled without a copy.
+  if (!holdsAny(value, markers.starts)) return true;
+  let rest = value;
+  for (const piece of markers.pieces) if (rest.includes(piece)) rest = rest.split(piece).join('');
+  return rest.length > 0;
 }
 
 /** Whether a clean chunk carried anything a reader would see. */
-export function isVisibleChunk(chunk: CleanChunk): boolean {
+export function isVisibleChunk(chunk: CleanChunk, markers: MarkerText = THINK_ONLY): boolean {
   const choice = chunk.choices[0];
   if (choice === undefined) return false;
   const delta: Record<string, unknown> = choice.delta;
   // The common chunk, one piece of answer text, is settled without walking the delta's keys
   // (run on every chunk of every stream).
   const content = delta['content'];
-  if (typeof content === 'string' && content.length > 0 && !content.includes('<')) return true;
+  if (typeof content === 'string' && content.length > 0 && !holdsAny(content, markers.starts)) return true;
   for (const key in delta) {
     if (key === 'role' || !Object.hasOwn(delta, key)) continue;
     const value = delta[key];
@@ -60,19 +102,21 @@ export function isVisibleChunk(chunk: CleanChunk): boolean {
       continue;
     }
     // content, refusal and the reasoning key (whatever `reasoning.field` names it)
-    if (visibleText(value)) return true;
+    if (visibleText(value, markers)) return true;
   }
   return false;
 }
 
-export function createSpeedMeter(): SpeedMeter {
+/** `markers`: the stream's reasoning markers (`<think>` alone when not given). */
+export function createSpeedMeter(markers?: readonly ReasoningMarkers[]): SpeedMeter {
+  const text = markers === undefined ? THINK_ONLY : markerText(markers);
   let tokens = 0;
   let firstAtMs: number | undefined;
   let lastAtMs: number | undefined;
 
   return {
     observe(chunk, atMs) {
-      if (!isVisibleChunk(chunk)) return false;
+      if (!isVisibleChunk(chunk, text)) return false;
       tokens += 1;
       if (firstAtMs === undefined) firstAtMs = atMs;
       lastAtMs = atMs;

@@ -7,6 +7,7 @@ import type { SvirError } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import type { SvirMetrics } from './create-metrics.js';
 import { createSpeedMeter, type SpeedMeter, type SpeedResult } from './measure-speed.js';
+import type { ReasoningMarkers } from '../normalize/think-tag-splitter.js';
 import { createOverheadStopwatch, type OverheadStopwatch } from './overhead-stopwatch.js';
 
 /** Label for a request that never reached a backend, or named no known model. */
@@ -33,7 +34,7 @@ export interface RequestRecorder {
    * Clean chunks were produced (those of one upstream read, at one time): `atMs`, the time the
    * read came as the stopwatch read it, or now.
    */
-  chunks(chunks: readonly CleanChunk[], atMs?: number): void;
+  chunks(chunks: readonly CleanChunk[], atMs?: number, reasoningMarkers?: readonly ReasoningMarkers[]): void;
   /** A backend failed, before or inside the stream (each failure counts once). */
   upstreamError(error: SvirError): void;
   /** The request is answered; only the first call counts. */
@@ -89,11 +90,11 @@ export function createRequestRecorder(metrics: SvirMetrics, now: () => number, s
       metrics.inFlightStreams.opened(backend);
     },
     streamClosed: closeStream,
-    chunks(chunks, atMs) {
+    chunks(chunks, atMs, reasoningMarkers) {
       if (chunks.length === 0) return;
       // One clock read per upstream read: its chunks arrived together.
       const at = atMs ?? now();
-      const meter = (speed ??= createSpeedMeter());
+      const meter = (speed ??= createSpeedMeter(reasoningMarkers));
       for (const chunk of chunks) {
         const visible = meter.observe(chunk, at);
         if (visible && !firstTokenSeen) {

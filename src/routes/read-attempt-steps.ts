@@ -50,7 +50,8 @@ export function readAttemptSteps(args: ReadAttemptStepsArgs): AttemptSteps {
         if (events > 0) deadlines.event();
       },
       step(step) {
-        recorder.chunks(step.chunks, readAt);
+        // The stream's markers: a chunk that was only one of them (reasoningTags off) is no token.
+        recorder.chunks(step.chunks, readAt, args.ctx.reasoningMarkers);
         readAt = undefined;
         if (step.error !== undefined && step.error.source === 'upstream') recorder.upstreamError(step.error);
       },

@@ -1,7 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSpeedMeter, isVisibleChunk, MIN_SPEED_WINDOW_MS } from '../../src/metrics/measure-speed.js';
+import { llamacppAdapter } from '../../src/adapters/llamacpp.js';
+import { LLAMACPP_REASONING_MARKERS } from '../../src/adapters/stream/llamacpp-reasoning-markers.js';
+import { createSpeedMeter, isVisibleChunk, markerText, MIN_SPEED_WINDOW_MS } from '../../src/metrics/measure-speed.js';
 import type { CleanChunk, CleanDelta, CleanToolCallDelta } from '../../src/normalize/clean-chunk.js';
+import { runFixture } from '../helpers/replay-fixture.js';
 
 function chunk(delta: CleanDelta, finish: CleanChunk['choices'][number]['finish_reason'] = null): CleanChunk {
   return { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] };
@@ -114,5 +119,44 @@ describe('createSpeedMeter', () => {
       }),
       { seed: 42, numRuns: 200 },
     );
+  });
+});
+
+describe('the reasoning markers of llama.cpp\'s chat formats (docs/llamacpp-real.md)', () => {
+  const markers = markerText(LLAMACPP_REASONING_MARKERS);
+
+  it('takes each marker whole and in the pieces a server streams it in', () => {
+    expect([...markers.pieces].sort()).toEqual(
+      ['<think>', '</think>', '[THINK]', '[/THINK]', '<|channel|>analysis<|message|>', '<|channel|>analysis', '<|message|>', '<|end|>'].sort(),
+    );
+    expect(isVisibleChunk(chunk({ content: '[THINK]' }), markers)).toBe(false);
+    expect(isVisibleChunk(chunk({ content: '<|channel|>analysis' }), markers)).toBe(false);
+    expect(isVisibleChunk(chunk({ content: '<|end|>' }), markers)).toBe(false);
+    expect(isVisibleChunk(chunk({ content: '[/THINK]Hello' }), markers)).toBe(true);
+    expect(isVisibleChunk(chunk({ content: 'analysis' }), markers)).toBe(true);
+    expect(isVisibleChunk(chunk({ content: '[1]' }), markers)).toBe(true);
+  });
+
+  // Each format's recording with --reasoning-format none, read with reasoningTags off (the
+  // markers stay in content): the tokens are the 6 of the reasoning and the 11 of the answer,
+  // and GLM's "\n" after </think>; the marker chunks are none.
+  it.each([
+    ['gpt-oss', 17],
+    ['ministral-3', 17],
+    ['deepseek-v3.1', 17],
+    ['glm-4.6', 18],
+  ])('%s: counts the tokens that carried text, not the marker chunks', (format, tokens) => {
+    const bytes = new Uint8Array(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'llamacpp', `llamacpp-v0.5.0-${format}-raw-plain.sse`)));
+    const outcome = runFixture([bytes], {
+      readEvent: llamacppAdapter.readEvent,
+      ctx: { reasoningTags: 'off', reasoningMarkers: LLAMACPP_REASONING_MARKERS },
+    });
+    const meter = createSpeedMeter(LLAMACPP_REASONING_MARKERS);
+    outcome.chunks.forEach((clean, i) => meter.observe(clean, i * 10));
+    expect(meter.result().tokens).toBe(tokens);
+    // Without the formats' markers, each marker chunk would count as a token.
+    const thinkOnly = createSpeedMeter();
+    outcome.chunks.forEach((clean, i) => thinkOnly.observe(clean, i * 10));
+    expect(thinkOnly.result().tokens).toBe(tokens + { 'gpt-oss': 3, 'ministral-3': 2, 'deepseek-v3.1': 0, 'glm-4.6': 0 }[format]!);
   });
 });

@@ -23,18 +23,24 @@ export interface RealFormat {
    * which the parser fails.
    */
   codex: 'call-then-answer' | 'answer' | 'template-refuses' | 'unknown-tool-fails';
+  /**
+   * What Claude Code's first turn gets (one user message, so no template refuses it): a call of
+   * one of its tools, then the answer once the result is back; the answer at once; or a call of
+   * a tool Claude Code does not have, which the parser fails.
+   */
+  claudeCode: 'call-then-answer' | 'answer' | 'unknown-tool-fails';
 }
 
 export const REAL_FORMATS: readonly RealFormat[] = [
-  { name: 'gpt-oss', reasons: true, callsOnItsOwn: true, cutCallAt: 21, codex: 'call-then-answer' },
-  { name: 'qwen3-coder', reasons: false, callsOnItsOwn: true, cutCallAt: 12, codex: 'call-then-answer' },
-  { name: 'glm-4.6', reasons: true, callsOnItsOwn: true, cutCallAt: 20, codex: 'call-then-answer' },
+  { name: 'gpt-oss', reasons: true, callsOnItsOwn: true, cutCallAt: 21, codex: 'call-then-answer', claudeCode: 'call-then-answer' },
+  { name: 'qwen3-coder', reasons: false, callsOnItsOwn: true, cutCallAt: 12, codex: 'call-then-answer', claudeCode: 'call-then-answer' },
+  { name: 'glm-4.6', reasons: true, callsOnItsOwn: true, cutCallAt: 20, codex: 'call-then-answer', claudeCode: 'call-then-answer' },
   // The template of the llama.cpp tree writes no tools into the prompt: the model cannot know of
   // them. Under required it writes its whole answer first (as Qwen3 does), then the call.
-  { name: 'deepseek-v3.1', reasons: true, callsOnItsOwn: false, cutCallAt: 24, codex: 'answer' },
-  // Its template raises on two user messages in a row.
-  { name: 'ministral-3', reasons: true, callsOnItsOwn: true, cutCallAt: 19, codex: 'template-refuses' },
+  { name: 'deepseek-v3.1', reasons: true, callsOnItsOwn: false, cutCallAt: 24, codex: 'answer', claudeCode: 'answer' },
+  // Its template raises on two user messages in a row (Codex sends two; Claude Code one).
+  { name: 'ministral-3', reasons: true, callsOnItsOwn: true, cutCallAt: 19, codex: 'template-refuses', claudeCode: 'call-then-answer' },
   // The call is written whole in a few tokens (no grammar under auto). The model knows one
   // name, get_weather, and calls it whatever tools are offered.
-  { name: 'llama-3.3', reasons: false, callsOnItsOwn: true, cutCallAt: 3, codex: 'unknown-tool-fails' },
+  { name: 'llama-3.3', reasons: false, callsOnItsOwn: true, cutCallAt: 3, codex: 'unknown-tool-fails', claudeCode: 'unknown-tool-fails' },
 ];

@@ -22,7 +22,7 @@ import { runSealedCli, type SealedRun } from './run-sealed-cli.js';
 const require = createRequire(import.meta.url);
 
 /** What a user sets for svir (README, "Claude Code over local models"), given svir's origin, key and model. */
-export function claudeCodeEnv(options: { baseURL: string; apiKey: string; model: string }): Record<string, string> {
+export function claudeCodeEnv(options: { baseURL: string; apiKey: string; model: string; contextTokens?: number }): Record<string, string> {
   return {
     ANTHROPIC_BASE_URL: options.baseURL,
     ANTHROPIC_AUTH_TOKEN: options.apiKey,
@@ -33,7 +33,9 @@ export function claudeCodeEnv(options: { baseURL: string; apiKey: string; model:
     CLAUDE_CODE_SUBAGENT_MODEL: options.model,
     CLAUDE_CODE_ATTRIBUTION_HEADER: '0',
     DISABLE_COMPACT: '1',
-    CLAUDE_CODE_MAX_CONTEXT_TOKENS: '32768',
+    // Claude Code counts its prompt against this itself: a turn whose prompt and max_tokens do
+    // not fit ends in its own "Prompt is too long", never sent (docs/llamacpp-real.md).
+    CLAUDE_CODE_MAX_CONTEXT_TOKENS: String(options.contextTokens ?? 32768),
     CLAUDE_CODE_MAX_OUTPUT_TOKENS: '8192',
   };
 }
@@ -110,6 +112,10 @@ export interface ClaudeRunOptions {
   model: string;
   prompt: string;
   timeoutMs?: number;
+  /** The server's context, as CLAUDE_CODE_MAX_CONTEXT_TOKENS (32768 when not given). */
+  contextTokens?: number;
+  /** CLAUDE_CODE_MAX_RETRIES: how often Claude Code sends a failed request again (its own default, 10, when not given). */
+  maxRetries?: number;
 }
 
 export async function runClaudeCode(options: ClaudeRunOptions): Promise<ClaudeRun> {
@@ -125,6 +131,7 @@ export async function runClaudeCode(options: ClaudeRunOptions): Promise<ClaudeRu
       DISABLE_ERROR_REPORTING: '1',
       DISABLE_AUTOUPDATER: '1',
       ...claudeCodeEnv(options),
+      ...(options.maxRetries === undefined ? {} : { CLAUDE_CODE_MAX_RETRIES: String(options.maxRetries) }),
     }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });

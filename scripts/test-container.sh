@@ -434,6 +434,8 @@ else
     fi
     printf '%s %s' "$status" "$replica"
   }
+  # The start of the last body on one line (for a FAIL line).
+  cbody() { head -c 200 "$WORK/c.body" | tr -s '\n\r' '  '; }
   jbody() { node -e 'const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8")); const v = new Function("r", "return (" + process.argv[2] + ")")(r); process.stdout.write(typeof v === "string" ? v : JSON.stringify(v) ?? "")' "$WORK/c.body" "$1" 2>/dev/null; }
   # "STATE REPLICA": the redis state one replica's /readyz shows.
   readyz_redis() { local out; out=$(creq "$CU/readyz"); printf '%s %s' "$(jbody 'r.redis?.state')" "${out#* }"; }
@@ -490,13 +492,15 @@ else
     done
     r=$(curl -s --max-time 5 "$CU/readyz")
     [ $ready -ge 4 ] && pass "cluster: /healthz $(curl -s --max-time 5 "$CU/healthz"), /readyz through nginx: $r" \
-      || fail "cluster: /readyz never ready with Redis up on both replicas: $r"
+      || { fail "cluster: /readyz never ready with Redis up on both replicas: $(head -c 200 <<<"$r" | tr -s '\n' ' ')"
+        info "names as nginx's container resolves them: $(en exec "${CID[nginx]}" getent hosts svir-a svir-b valkey 2>&1 | quiet | tr -s '\n ' '  ')"
+        en logs "${CID[nginx]}" 2>&1 | grep -E '\[(error|warn|crit|emerg)\]' | tail -4 | cut -c1-240 | sed 's/^/      | /'; }
     out=$(creq "$CU/v1/models")
     [ "${out%% *}" = 200 ] && grep -q '"ct-echo"' "$WORK/c.body" && pass "cluster: /v1/models through nginx lists the backend's models ($out)" \
-      || fail "cluster: /v1/models: $out $(head -c 200 "$WORK/c.body")"
+      || fail "cluster: /v1/models: $out $(cbody)"
     out=$(creq -N -H 'content-type: application/json' -d '{"model":"ct-model","stream":true,"messages":[{"role":"user","content":"hi"}]}' "$CU/v1/chat/completions")
     { [ "${out%% *}" = 200 ] && grep -q '^data: \[DONE\]' "$WORK/c.body" && grep -q '"content":" host."' "$WORK/c.body"; } \
-      && pass "cluster: streamed chat through nginx ($out)" || fail "cluster: streamed chat: $out $(tail -c 200 "$WORK/c.body")"
+      && pass "cluster: streamed chat through nginx ($out)" || fail "cluster: streamed chat: $out $(cbody)"
 
     # A Responses chain: each turn names the previous one, wherever nginx sends it.
     prev= chain_ok=1 seen= cross=0 last_replica=
@@ -511,7 +515,7 @@ else
       # Turn k reaches the backend with the k user turns and the k - 1 answers before it.
       if [ "${out%% *}" != 200 ] || [ "$(jbody r.status)" != completed ] || [ "$text" != "heard turn $turn ($((2 * turn - 1)) messages)" ]; then
         chain_ok=0
-        info "turn $turn: $out '$text' $(head -c 200 "$WORK/c.body")"
+        info "turn $turn: $out '$text' $(cbody)"
       fi
       prev=$(jbody r.id)
       [ "$turn" = 1 ] && first_kept=$prev
@@ -558,11 +562,11 @@ else
       || fail "cluster: Valkey stopped: /readyz redis down on both replicas: $secs"
     out=$(creq -N -H 'content-type: application/json' -d '{"model":"ct-model","stream":true,"messages":[{"role":"user","content":"hi"}]}' "$CU/v1/chat/completions")
     { [ "${out%% *}" = 200 ] && grep -q '^data: \[DONE\]' "$WORK/c.body"; } && pass "cluster: Valkey stopped: streamed chat still served ($out)" \
-      || fail "cluster: Valkey stopped: chat $out $(tail -c 200 "$WORK/c.body")"
+      || fail "cluster: Valkey stopped: chat $out $(cbody)"
     out=$(creq -H 'content-type: application/json' -d '{"model":"ct-echo","input":"while down","store":true}' "$CU/v1/responses")
     { [ "${out%% *}" = 200 ] && [ "$(jbody r.status)" = completed ] && [ "$(jbody r.store)" = false ]; } \
       && pass "cluster: Valkey stopped: a store:true Responses request is answered with store: false ($out)" \
-      || fail "cluster: Valkey stopped: Responses $out $(head -c 200 "$WORK/c.body")"
+      || fail "cluster: Valkey stopped: Responses $out $(cbody)"
     lookups=
     for _ in 1 2; do
       out=$(creq "$CU/v1/responses/$first_kept"); lookups+="${out%% *}/$(jbody r.error?.code)/${out#* } "
@@ -588,7 +592,7 @@ else
       prev=$(jbody r.id)
     done
     { [ $chain_ok = 1 ] && [[ $seen == *svir-a* ]] && [[ $seen == *svir-b* ]]; } && pass "cluster: after Valkey's restart a new 3-turn chain is stored and followed across replicas: $seen" \
-      || fail "cluster: after Valkey's restart, chain ok=$chain_ok: $seen $(head -c 200 "$WORK/c.body")"
+      || fail "cluster: after Valkey's restart, chain ok=$chain_ok: $seen $(cbody)"
     read -r secs completed max addrs one <<<"$(concurrent_streams $n)"
     { [ "$completed" = $n ] && [ "$max" = "$MAXC" ] && [ "$addrs" = 2 ]; } \
       && pass "cluster: after Valkey's restart: $n streams at once: at most $max open at the backend (maxConcurrent $MAXC), all completed in $secs s" \
@@ -617,6 +621,11 @@ else
     { [ "$late_ok" = "$nlate" ] && [ "$nlate" -ge 5 ] && ! [[ $late == *svir-a* ]]; } \
       && pass "cluster: svir-a stopped: from 5 s after the stop every request ($nlate) answered 200 by svir-b" \
       || fail "cluster: svir-a stopped: from 5 s after the stop, $late_ok of $nlate answered 200: $late"
+    # Its own shutdown is not Redis going away: no "Redis is unreachable" after "shutting down".
+    after=$(en logs "${CID[svir-a]}" 2>&1 | sed -n '/shutting down/,$p')
+    { [ -n "$after" ] && ! grep -q 'Redis is unreachable' <<<"$after"; } \
+      && pass "cluster: svir-a's stop logged $(grep -c . <<<"$after") line(s) from \"shutting down\" on, none saying Redis is unreachable" \
+      || fail "cluster: svir-a's stop: $(grep -m1 -o 'SIGTERM[^"]*\|"msg":"cluster: Redis is unreachable' <<<"$after" | tr '\n' ' ')"
     "${DC[@]}" start svir-a >/dev/null 2>&1
     refresh_cids
 

@@ -111,7 +111,9 @@ export function createRedisLink(options: RedisLinkOptions, logger: Logger): Redi
   const listeners: ((state: RedisState) => void)[] = [];
 
   const setState = (next: RedisState, why?: string): void => {
-    if (next === state) return;
+    // After close() the client's own end ('end', 'error') is svir shutting down, not Redis
+    // going away: no warning that stored responses answer 503, no state change.
+    if (next === state || closed) return;
     state = next;
     if (next === 'up') logger.info({ redis: where }, 'cluster: Redis is reachable');
     else logger.warn({ redis: where, reason: why }, 'cluster: Redis is unreachable: stored responses answer 503, each replica keeps to its share of the limits');

@@ -4,7 +4,6 @@
  * (one streaming slowly, so a stream is in flight) and a backend nothing listens on; a few
  * requests through the openai SDK, some of which svir changes, one for an unknown model.
  */
-import { createServer } from 'node:net';
 import OpenAI from 'openai';
 import { configSchema } from '../../src/config/schema.js';
 import { buildServer } from '../../src/server.js';
@@ -12,18 +11,9 @@ import { shutdownServer } from '../../src/lifecycle/shutdown-server.js';
 import { startScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { answerPieces } from '../monitor/harness/start-live-page-rig.js';
 import { launchChromium } from './launch-chromium.js';
+import { closedPort } from '../helpers/closed-port.js';
 
 const out = process.argv[2] ?? 'docs/live-page.png';
-
-/** A loopback port nothing listens on (taken, then freed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 const studio = await startScriptedUpstream();
 studio.models(['qwen3.8-27b', 'gemma-4-12b']);

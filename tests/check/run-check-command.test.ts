@@ -4,7 +4,6 @@
  * images, one that refuses stream_options, one that breaks mid-stream, and a bad config.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { runCheckCommand } from '../../src/check/run-check-command.js';
 import { CHECK_FEATURES } from '../../src/check/check-probes.js';
 import { startOllamaServer } from '../fakes/ollama-server.js';
 import { sse, startScriptedUpstream, type ScriptedResponse, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { closedPort } from '../helpers/closed-port.js';
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> => ({
   id: 'chatcmpl-check',
@@ -27,15 +27,6 @@ const NO_USAGE_STREAM: ScriptedResponse = { kind: 'sse', pieces: [sse(chunk({ ro
 
 function hasImage(body: unknown): boolean {
   return JSON.stringify(body ?? null).includes('image_url');
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 interface Run {

@@ -5,7 +5,6 @@
  * failures are checked for streamed and non-streamed requests: a stream's headers wait for the
  * first chunk, so a failure before generation is a real HTTP status for both.
  */
-import { createServer } from 'node:net';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -15,6 +14,7 @@ import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.j
 import { contextOverflowResponse } from './harness/context-overflow-response.js';
 import { startSvir } from '../faults/start-svir.js';
 import { useClientRig } from './harness/use-client-rig.js';
+import { closedPort } from '../helpers/closed-port.js';
 
 type ApiError = InstanceType<typeof OpenAI.APIError>;
 type ErrorClass = new (...args: never[]) => ApiError;
@@ -41,16 +41,6 @@ function flavor(name: string): BackendFlavor {
   const found = BACKEND_FLAVORS.find((f) => f.name === name);
   if (found === undefined) throw new Error(`no flavor ${name}`);
   return found;
-}
-
-/** A port nothing listens on: taken from the OS, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 const rig = useClientRig(async () => ({

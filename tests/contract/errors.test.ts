@@ -4,7 +4,6 @@
  * 401, every upstream body form read into the shape without its raw text or a key, and vLLM's
  * rejected `max_tokens` as a parameter error, not an overflow.
  */
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlamaCppServer } from '../fakes/llamacpp-server.js';
 import { startLmStudioServer } from '../fakes/lmstudio-server.js';
@@ -16,6 +15,7 @@ import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scri
 import { expectErrorShape, parseEvents } from './harness/contract-stream.js';
 import { chat, send, type RawAnswer } from './harness/http.js';
 import { startSvirProcess, type SvirProcess } from './harness/run-svir.js';
+import { closedPort } from '../helpers/closed-port.js';
 
 const UPSTREAM_KEY = 'sk-upstream-secret-4f2a9c';
 const SVIR_KEY = 'svir-client-key-77';
@@ -27,15 +27,6 @@ let fakes: Record<'llama' | 'lms' | 'vllm' | 'mlxlm' | 'mlxvlm' | 'azure', Scrip
 let svir: SvirProcess;
 let keyed: SvirProcess;
 let deadPort: number;
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 beforeAll(async () => {
   [up, slow, single] = await Promise.all([startScriptedUpstream(), startScriptedUpstream(), startScriptedUpstream()]);

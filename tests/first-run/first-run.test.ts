@@ -7,12 +7,12 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/default-config.js';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { buildCli, type BuiltCli } from './build-cli.js';
+import { closedPort } from '../helpers/closed-port.js';
 
 let built: BuiltCli;
 let upstream: ScriptedUpstream;
@@ -77,15 +77,6 @@ function run(args: string[]): Running {
     });
   });
   return { child, summary, exit };
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 function listenUrl(summary: string): string {

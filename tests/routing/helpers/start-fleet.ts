@@ -10,6 +10,7 @@ import { createLogger } from '../../../src/logging/create-logger.js';
 import { buildServer } from '../../../src/server.js';
 import { buildChatEvents } from '../../faults/chat-events.js';
 import { sse, startScriptedUpstream, type Piece, type ScriptedResponse, type ScriptedUpstream } from '../../fakes/scripted-upstream.js';
+import { closedPort } from '../../helpers/closed-port.js';
 
 export interface FleetBackend {
   name: string;
@@ -135,13 +136,8 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
 
 /** A port nothing listens on (it was just free). */
 export async function closedPortUrl(): Promise<{ port: number; url: string }> {
-  const { createServer } = await import('node:net');
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { port: address.port, url: `http://127.0.0.1:${address.port}/v1` };
+  const port = await closedPort();
+  return { port, url: `http://127.0.0.1:${port}/v1` };
 }
 
 /**

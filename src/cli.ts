@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   const config = overridden.data;
 
   const secrets = [...collectSecrets(config), ...resolveApiKeys(config.server.apiKeys, process.env)];
-  // stdout written asynchronously; what waits is flushed on exit and by the graceful shutdown.
+  // stdout written at the end of each loop turn; what waits is written on exit and by the graceful shutdown.
   const logger = createLogger({ level: config.server.logLevel, secrets, destination: createLogDestination() });
   // Signals are taken before anything is printed, so a supervisor that stops svir as soon as it
   // reads the summary still gets a graceful shutdown.

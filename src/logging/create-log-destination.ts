@@ -1,22 +1,121 @@
 /**
- * Where the svir program (cli.ts) writes its log lines: stdout, asynchronously. A line is handed
- * to the kernel as soon as no write is in flight; lines logged while one is gather and go out
- * together with the next write, so under load the writes batch by themselves and a line never
- * waits for a timer (a request's line is on stdout about when its answer is: tools and tests
- * that read the log right after an answer see it).
+ * Where the svir program (cli.ts) writes its log lines: stdout, from the main thread, in the order
+ * they were logged. The lines logged in one turn of the event loop gather and go out in one
+ * write at the end of that turn (setImmediate), so under load the writes batch by themselves and
+ * a line never waits for a timer (a request's line is on stdout about when its answer is: tools
+ * and tests that read the log right after an answer see it).
  *
- * A minimum batch length (SonicBoom's `minLength` with a periodic flush) was measured: it saved
- * about 5 µs of CPU per request line at low load, under 1% of a streamed request, and delayed
- * every line by up to its flush period. Not worth a log that lags.
+ * No write is ever in flight outside the main thread. pino's asynchronous SonicBoom (the
+ * destination before this one) hands each write to libuv's thread pool; on process.exit it
+ * writes what waits synchronously, while the write in the pool could still be queued behind other
+ * work, so that write (the first line of the batch) came out after the ones logged later
+ * (tests/logging/log-destination.test.ts, with the pool held busy). Writing from the main thread
+ * costs no more (bench/log-destination.ts: CPU per line measured side by side).
  *
- * Nothing waiting is lost when the process exits: pino writes it synchronously on the process's
- * `exit` event (process.exit, an uncaught exception, the loop running empty), and the CLI's
- * graceful shutdown waits for the destination's flush before it exits. A write already handed to
- * the thread pool when process.exit is called can still be cut; only a kill the process cannot
- * see (SIGKILL) loses what waits.
+ * Nothing waiting is lost when the process exits: the destination writes it on the process's
+ * `exit` event (process.exit, an uncaught exception, the loop running empty), and a line logged
+ * after that is written at once; the CLI's graceful shutdown calls flush() before it exits. Only
+ * a kill the process cannot see (SIGKILL) loses what waits.
+ *
+ * On a blocking descriptor a write waits while the pipe is full and its reader does not read, as
+ * Node's own process.stdout does on a pipe or a file. On a non-blocking one (Node makes a pipe so
+ * once process.stdout is opened on it) EAGAIN keeps the lines, tried again on a short timer while
+ * the process runs, and at exit for up to EXIT_WAIT_MS. When the reader is gone (EPIPE), lines are
+ * dropped, as pino does.
  */
-import { pino, type DestinationStream } from 'pino';
+import { writeSync } from 'node:fs';
+import type { DestinationStream } from 'pino';
 
-export function createLogDestination(fd = 1): DestinationStream {
-  return pino.destination({ dest: fd, sync: false });
+/** How long a write that meets EAGAIN waits before it tries again, while the process runs. */
+const RETRY_MS = 10;
+/** How long the exit flush keeps trying a descriptor that answers EAGAIN. */
+const EXIT_WAIT_MS = 1_000;
+
+export interface LogDestination extends DestinationStream {
+  /** Writes what waits now; `done` once it is all written (pino's logger.flush calls it). */
+  flush(done?: (err?: Error) => void): void;
+  /** Writes what waits before returning (the `exit` event's flush). */
+  flushSync(): void;
+}
+
+function isCode(err: unknown, code: string): boolean {
+  return err instanceof Error && (err as NodeJS.ErrnoException).code === code;
+}
+
+export function createLogDestination(fd = 1): LogDestination {
+  /** The lines not yet handed to the kernel, oldest first: a string, or bytes once cut by a partial write. */
+  let waiting: string | Buffer = '';
+  let scheduled = false;
+  let retrying = false;
+  let exiting = false;
+  let broken = false;
+  let whenWritten: ((err?: Error) => void)[] = [];
+
+  /** Hands what waits to the kernel; false when the descriptor would block (EAGAIN). */
+  const writeWaiting = (): boolean => {
+    while (waiting.length > 0) {
+      const length = typeof waiting === 'string' ? Buffer.byteLength(waiting) : waiting.length;
+      let written: number;
+      try {
+        written = typeof waiting === 'string' ? writeSync(fd, waiting) : writeSync(fd, waiting);
+      } catch (err) {
+        if (isCode(err, 'EAGAIN')) return false;
+        waiting = '';
+        if (isCode(err, 'EPIPE')) {
+          broken = true;
+          return true;
+        }
+        throw err;
+      }
+      if (written >= length) waiting = '';
+      else waiting = (typeof waiting === 'string' ? Buffer.from(waiting) : waiting).subarray(written);
+    }
+    return true;
+  };
+
+  const settle = (): void => {
+    const callbacks = whenWritten;
+    whenWritten = [];
+    for (const done of callbacks) done();
+  };
+
+  const writeOut = (): void => {
+    scheduled = false;
+    retrying = false;
+    if (writeWaiting()) {
+      settle();
+      return;
+    }
+    retrying = true;
+    setTimeout(writeOut, RETRY_MS);
+  };
+
+  const flushSync = (): void => {
+    const deadline = Date.now() + EXIT_WAIT_MS;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    while (!writeWaiting() && Date.now() < deadline) Atomics.wait(pause, 0, 0, RETRY_MS);
+    settle();
+  };
+
+  process.on('exit', () => {
+    exiting = true;
+    flushSync();
+  });
+
+  return {
+    write(line: string): void {
+      if (broken) return;
+      waiting = typeof waiting === 'string' ? waiting + line : Buffer.concat([waiting, Buffer.from(line)]);
+      if (exiting) flushSync();
+      else if (!scheduled && !retrying) {
+        scheduled = true;
+        setImmediate(writeOut);
+      }
+    },
+    flush(done?: (err?: Error) => void): void {
+      if (done !== undefined) whenWritten.push(done);
+      if (!retrying) writeOut();
+    },
+    flushSync,
+  };
 }

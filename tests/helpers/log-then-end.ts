@@ -1,19 +1,31 @@
 /**
  * Child process of tests/logging/log-destination.test.ts: logs `count` lines through svir's
- * logger on the CLI's destination (stdout, asynchronous), then ends as `how` says, at once, without a
- * flush of its own.
- *   node --import tsx tests/helpers/log-then-end.ts <count> exit|throw|reject|stay
+ * logger on the CLI's destination (stdout, written at the end of the loop turn), then ends as
+ * `how` says, at once, without a flush of its own:
+ * - 'exit', 'throw', 'reject': process.exit, an uncaught exception, an unhandled rejection;
+ * - 'exit-busy-pool': 'exit' with libuv's thread pool held busy (a long pbkdf2 queued first; the
+ *   test runs it with UV_THREADPOOL_SIZE=1), so that a write handed to the pool would still be
+ *   queued when process.exit is called;
+ * - 'flush-nonblocking': stdout made non-blocking (Node opening process.stdout on a pipe does
+ *   that), each line padded to about 1 KB, then the logger's flush and process.exit once it is
+ *   done, as the CLI's graceful shutdown does: the pipe fills, and the writes meet EAGAIN;
+ * - 'stay': alive until the test kills it; the lines must reach stdout meanwhile.
+ *   node --import tsx tests/helpers/log-then-end.ts <count> exit|exit-busy-pool|flush-nonblocking|throw|reject|stay
  */
+import { pbkdf2 } from 'node:crypto';
 import { createLogDestination } from '../../src/logging/create-log-destination.js';
 import { createLogger } from '../../src/logging/create-logger.js';
 
 const count = Number(process.argv[2] ?? '0');
 const how = process.argv[3] ?? 'exit';
+if (how === 'exit-busy-pool') pbkdf2('busy', 'pool', 200_000, 32, 'sha256', () => undefined);
+if (how === 'flush-nonblocking' && !process.stdout.writable) throw new Error('no stdout');
+const pad = how === 'flush-nonblocking' ? 'x'.repeat(1_000) : undefined;
 const logger = createLogger({ level: 'info', secrets: [], destination: createLogDestination() });
-for (let i = 0; i < count; i += 1) logger.info({ n: i, path: '/v1/chat/completions', status: 200 }, 'request');
+for (let i = 0; i < count; i += 1) logger.info({ n: i, path: '/v1/chat/completions', status: 200, pad }, 'request');
 
-if (how === 'exit') process.exit(0);
+if (how === 'exit' || how === 'exit-busy-pool') process.exit(0);
+if (how === 'flush-nonblocking') logger.flush(() => process.exit(0));
 if (how === 'throw') throw new Error('crash after logging');
 if (how === 'reject') void Promise.reject(new Error('unhandled rejection after logging'));
-// 'stay': alive until the test kills it; the lines must reach stdout meanwhile.
 if (how === 'stay') setInterval(() => undefined, 1_000);

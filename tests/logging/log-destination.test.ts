@@ -1,8 +1,8 @@
 /**
- * svir's default log destination writes stdout asynchronously (create-log-destination.ts): no
- * line may be lost to that, whatever ends the process: process.exit, a crash, an unhandled
- * rejection, the CLI's graceful shutdown on SIGTERM; and a line must not wait for the next one to
- * be written.
+ * svir's log destination gathers the lines logged in one loop turn and writes them at its end
+ * (create-log-destination.ts): no line may be lost to that, nor come out of order, whatever ends
+ * the process: process.exit, a crash, an unhandled rejection, the CLI's graceful shutdown on
+ * SIGTERM; and a line must not wait for the next one to be written.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -20,7 +20,7 @@ interface Child {
   kill(signal: NodeJS.Signals): void;
 }
 
-function start(args: string[], env: Record<string, string> = {}): Child {
+function start(args: string[], env: Record<string, string> = {}, readAfterMs = 0): Child {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: ROOT,
     env: { ...process.env, SVIR_CONFIG: '', SVIR_API_KEYS: '', ...env },
@@ -29,6 +29,10 @@ function start(args: string[], env: Record<string, string> = {}): Child {
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  if (readAfterMs > 0) {
+    child.stdout.pause();
+    setTimeout(() => child.stdout.resume(), readAfterMs);
+  }
   child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
   // 'close': stdout and stderr are read to their end, not only the process gone.
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
@@ -66,6 +70,22 @@ describe('the default log destination', () => {
       expect(written.map((line) => line.n)).toEqual(Array.from({ length: COUNT }, (_, i) => i));
     });
   }
+
+  it('writes the lines in the order they were logged when process.exit comes while the thread pool is busy', async () => {
+    // One pool thread, held by a long job queued before the first line: a write handed to the
+    // pool would still wait there when process.exit writes the rest (create-log-destination.ts).
+    const child = start(['tests/helpers/log-then-end.ts', String(COUNT), 'exit-busy-pool'], { UV_THREADPOOL_SIZE: '1' });
+    expect(await child.exited).toBe(0);
+    expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: COUNT }, (_, i) => i));
+  });
+
+  it('writes every line, in order, to a non-blocking stdout that fills (EAGAIN) before the flush that precedes the exit', async () => {
+    // About 2 MB, several times what the pipe holds, while the test does not read for 300 ms.
+    const count = 2_000;
+    const child = start(['tests/helpers/log-then-end.ts', String(count), 'flush-nonblocking'], {}, 300);
+    expect(await child.exited).toBe(0);
+    expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
+  });
 
   it('writes a line soon while the process runs on, without a next line to push it out', async () => {
     const child = start(['tests/helpers/log-then-end.ts', '3', 'stay']);

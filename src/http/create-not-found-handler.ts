@@ -4,7 +4,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SvirError } from '../errors.js';
-import { recordError, summaryOf } from '../logging/request-summary.js';
+import { recordError } from '../logging/record-error.js';
+import { summaryOf } from '../logging/summary-of.js';
 import { pathOf } from './path-of.js';
 import { sendError } from './send-error.js';
 

@@ -5,7 +5,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toErrorResponse } from '../errors.js';
-import { recordError, summaryOf } from '../logging/request-summary.js';
+import { recordError } from '../logging/record-error.js';
+import { summaryOf } from '../logging/summary-of.js';
 import { sendError } from './send-error.js';
 
 export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {

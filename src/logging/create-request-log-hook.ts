@@ -10,7 +10,8 @@
 import type { onRequestHookHandler } from 'fastify';
 import type { Monitor } from '../monitor/create-monitor.js';
 import type { Logger } from './create-logger.js';
-import { startSummary, summaryLine } from './request-summary.js';
+import { startSummary } from './start-summary.js';
+import { summaryLine } from './summary-line.js';
 
 export interface RequestLogHookDeps {
   now(): number;

@@ -4,7 +4,7 @@
  * anyway when its response closes, request-summary.ts) and its route; nothing is copied until
  * the page asks.
  */
-import type { SummaryLine } from '../logging/request-summary.js';
+import type { SummaryLine } from '../logging/summary-line.js';
 
 export interface FinishedRequest {
   /** chat, responses, embeddings, completions, messages (routeLabelOf). */

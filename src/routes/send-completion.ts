@@ -9,7 +9,8 @@ import type { StreamContext } from '../normalize/stream-context.js';
 import { SvirError } from '../errors.js';
 import type { CleanChunk } from '../normalize/clean-chunk.js';
 import { foldChunks } from '../normalize/fold-chunks.js';
-import { observeChunks, type RequestSummary } from '../logging/request-summary.js';
+import { observeChunks } from '../logging/observe-chunks.js';
+import type { RequestSummary } from '../logging/request-summary.js';
 import type { CleanStepPump, StepSink } from '../upstream/pump-clean-steps.js';
 import { addAnswerChanges } from './changes-header.js';
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
 import type { NormalizerStep } from '../../src/normalize/normalizer.js';
 import { createChunkEncoder, encodeDone } from '../../src/normalize/sse-encoder.js';
-import { startSummary } from '../../src/logging/request-summary.js';
+import { startSummary } from '../../src/logging/start-summary.js';
 import { sendStream } from '../../src/routes/send-stream.js';
 import type { CleanStepPump, StepSink } from '../../src/upstream/pump-clean-steps.js';
 

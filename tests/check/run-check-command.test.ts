@@ -11,16 +11,12 @@ import { runCheckCommand } from '../../src/check/run-check-command.js';
 import { CHECK_FEATURES } from '../../src/check/check-probes.js';
 import { startOllamaServer } from '../fakes/ollama-server.js';
 import { sse, startScriptedUpstream, type ScriptedResponse, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { chatChunkMaker } from '../helpers/chat-chunk-maker.js';
 import { closedPort } from '../helpers/closed-port.js';
 
-const chunk = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> => ({
-  id: 'chatcmpl-check',
-  object: 'chat.completion.chunk',
-  created: 1_767_225_600,
-  model: 'm',
-  choices: [{ index: 0, delta, finish_reason: finish }],
-});
-const usage = { id: 'chatcmpl-check', object: 'chat.completion.chunk', created: 1_767_225_600, model: 'm', choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } };
+const checkChunks = chatChunkMaker({ id: 'chatcmpl-check', created: 1_767_225_600, model: 'm' });
+const { chunk } = checkChunks;
+const usage = checkChunks.usage({ prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 });
 
 const OK_STREAM: ScriptedResponse = { kind: 'sse', pieces: [sse(chunk({ role: 'assistant', content: '' }), chunk({ content: 'OK' }), chunk({}, 'stop'), usage, '[DONE]')] };
 const NO_USAGE_STREAM: ScriptedResponse = { kind: 'sse', pieces: [sse(chunk({ role: 'assistant', content: '' }), chunk({ content: 'OK' }), chunk({}, 'stop'), '[DONE]')] };

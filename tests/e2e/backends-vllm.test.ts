@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockerTool } from '../adapters/chat.js';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { chatChunkMaker } from '../helpers/chat-chunk-maker.js';
 import { startVllmServer } from '../fakes/vllm-server.js';
 import { changesOf, expectErrorAnswer, readCleanStream, received, startSvir, type SvirRig } from './backends-rig.js';
 
@@ -161,13 +162,7 @@ describe('vLLM whose template names efforts svir does not know', () => {
   });
 
   it('retries once without reasoning_effort, and says so', async () => {
-    const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
-      id: 'chatcmpl-odd',
-      object: 'chat.completion.chunk',
-      created: 1_790_000_000,
-      model: 'odd-model',
-      choices: [{ index: 0, delta, finish_reason: finish }],
-    });
+    const { chunk } = chatChunkMaker({ id: 'chatcmpl-odd', created: 1_790_000_000, model: 'odd-model' });
     odd.chat(
       {
         kind: 'body',

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { chatChunkMaker } from '../helpers/chat-chunk-maker.js';
 import { expectResponsesStream } from '../responses/expect-responses-stream.js';
 import type { ResponsesEvent } from '../../src/responses/responses-event.js';
 import { changesOf, readCleanStream, received, startSvir, SVIR_KEY, type SvirRig } from './backends-rig.js';
@@ -23,13 +24,7 @@ afterAll(async () => {
   await upstream.close();
 });
 
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
-  id: 'c1',
-  object: 'chat.completion.chunk',
-  created: 1_790_000_000,
-  model: 'm',
-  choices: [{ index: 0, delta, finish_reason: finish }],
-});
+const { chunk } = chatChunkMaker({ id: 'c1', created: 1_790_000_000, model: 'm' });
 
 /** The server ignores parallel_tool_calls: two calls, the second's pieces between the first's. */
 function twoCalls(): void {

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { chatChunkMaker } from '../helpers/chat-chunk-maker.js';
 import { expectResponsesStream } from '../responses/expect-responses-stream.js';
 import type { WireEvent } from '../responses/wire-event.js';
 import { received, startSvir, SVIR_KEY, type SvirRig } from './backends-rig.js';
@@ -32,14 +33,9 @@ afterAll(async () => {
   await upstream.close();
 });
 
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
-  id: 'chatcmpl-codex',
-  object: 'chat.completion.chunk',
-  created: 1_796_135_011,
-  model: MODEL,
-  choices: [{ index: 0, delta, finish_reason: finish }],
-});
-const usage = { id: 'chatcmpl-codex', object: 'chat.completion.chunk', created: 1_796_135_011, model: MODEL, choices: [], usage: { prompt_tokens: 9000, completion_tokens: 40, total_tokens: 9040 } };
+const codex = chatChunkMaker({ id: 'chatcmpl-codex', created: 1_796_135_011, model: MODEL });
+const { chunk } = codex;
+const usage = codex.usage({ prompt_tokens: 9000, completion_tokens: 40, total_tokens: 9040 });
 
 async function post(body: Record<string, unknown>): Promise<{ headers: Headers; events: WireEvent[] }> {
   const response = await fetch(`${svir.url}/v1/responses`, {

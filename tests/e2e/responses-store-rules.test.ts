@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import { buildServer } from '../../src/server.js';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { chatChunkMaker } from '../helpers/chat-chunk-maker.js';
 
 const KEY = 'sk-store-rules';
 const MODEL = 'scripted-model';
@@ -22,9 +23,7 @@ let app: FastifyInstance;
 let url: string;
 let next = 0;
 
-function chunk(delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> {
-  return { id: 'c1', object: 'chat.completion.chunk', created: 1_790_000_000, model: 'x', choices: [{ index: 0, delta, finish_reason: finish }] };
-}
+const { chunk } = chatChunkMaker({ id: 'c1', created: 1_790_000_000, model: 'x' });
 
 const answer = (text: string): string => sse(chunk({ role: 'assistant', content: text }), chunk({}, 'stop'), '[DONE]');
 

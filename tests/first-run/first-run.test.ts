@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/default-config.js';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { chatChunkMaker } from '../helpers/chat-chunk-maker.js';
 import { buildCli, type BuiltCli } from './build-cli.js';
 import { closedPort } from '../helpers/closed-port.js';
 
@@ -21,13 +22,7 @@ beforeAll(async () => {
   built = buildCli();
   upstream = await startScriptedUpstream();
   upstream.models(['qwen3.8-27b', 'glimmer-30b']);
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> => ({
-    id: 'chatcmpl-first-run',
-    object: 'chat.completion.chunk',
-    created: 1_767_225_600,
-    model: 'qwen3.8-27b',
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  });
+  const { chunk } = chatChunkMaker({ id: 'chatcmpl-first-run', created: 1_767_225_600, model: 'qwen3.8-27b' });
   upstream.chat({ kind: 'sse', pieces: [sse(chunk({ role: 'assistant', content: '' }), chunk({ content: 'OK' }), chunk({}, 'stop'), '[DONE]')] });
 });
 afterAll(async () => {

@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSvirProcess, type SvirProcess } from '../contract/harness/run-svir.js';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { chatChunkMaker } from '../helpers/chat-chunk-maker.js';
 
 /** Far above any exit that does not wait for the grace; far below the grace. */
 const GRACE_MS = 20_000;
@@ -28,9 +29,7 @@ afterEach(async () => {
   upstream = undefined;
 });
 
-function chunk(delta: Record<string, unknown>): Record<string, unknown> {
-  return { id: 'up-1', object: 'chat.completion.chunk', created: 1, model: 'm1', choices: [{ index: 0, delta, finish_reason: null }] };
-}
+const { chunk } = chatChunkMaker({ id: 'up-1', created: 1, model: 'm1' });
 
 /** A backend whose streams send one chunk and then never end (until their client leaves). */
 async function endlessBackend(): Promise<ScriptedUpstream> {

@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sse, type ScriptedResponse } from '../fakes/scripted-upstream.js';
+import { chatChunkMaker } from '../helpers/chat-chunk-maker.js';
 import { errorCodeOf, FIXED_NOW, HELLO, postChat, sseData, startSvir, type SvirUnderTest } from './start-svir.js';
 
-function chunk(delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> {
-  return { id: 'up-1', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'm1', choices: [{ index: 0, delta, finish_reason: finish }] };
-}
-const USAGE = { id: 'up-1', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'm1', choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } };
+const { chunk, usage } = chatChunkMaker({ id: 'up-1', created: 1_700_000_000, model: 'm1' });
+const USAGE = usage({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 });
 
 function helloStream(): ScriptedResponse {
   return {

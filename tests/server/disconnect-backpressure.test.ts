@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sse, type Piece } from '../fakes/scripted-upstream.js';
+import { chatChunkMaker } from '../helpers/chat-chunk-maker.js';
 import { HELLO, sseData, startSvir, type SvirUnderTest } from './start-svir.js';
 
 let svir: SvirUnderTest | undefined;
@@ -9,9 +10,7 @@ afterEach(async () => {
   svir = undefined;
 });
 
-function chunk(delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> {
-  return { id: 'up-1', model: 'm1', choices: [{ index: 0, delta, finish_reason: finish }] };
-}
+const { chunk } = chatChunkMaker({ id: 'up-1', created: 1_700_000_000, model: 'm1' });
 
 /** Starts a chat request with node:http (so the test controls reading and closing). */
 function openChat(url: string, body: unknown): { done: Promise<IncomingMessage>; destroy(): void } {

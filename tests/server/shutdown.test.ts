@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { shutdownServer } from '../../src/lifecycle/shutdown-server.js';
 import { sse } from '../fakes/scripted-upstream.js';
+import { chatChunkMaker } from '../helpers/chat-chunk-maker.js';
 import { HELLO, sseData, startSvir, type SvirUnderTest } from './start-svir.js';
 
 let svir: SvirUnderTest | undefined;
@@ -10,9 +11,7 @@ afterEach(async () => {
   svir = undefined;
 });
 
-function chunk(delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> {
-  return { id: 'up-1', model: 'm1', choices: [{ index: 0, delta, finish_reason: finish }] };
-}
+const { chunk } = chatChunkMaker({ id: 'up-1', created: 1_700_000_000, model: 'm1' });
 
 function openStream(url: string): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {

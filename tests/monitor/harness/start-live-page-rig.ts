@@ -9,6 +9,7 @@ import { configSchema } from '../../../src/config/schema.js';
 import { buildServer } from '../../../src/server.js';
 import { shutdownServer } from '../../../src/lifecycle/shutdown-server.js';
 import { sse, startScriptedUpstream, type Piece, type ScriptedUpstream } from '../../fakes/scripted-upstream.js';
+import { chatChunkMaker } from '../../helpers/chat-chunk-maker.js';
 
 export const LIVE_MODEL = 'fake-model';
 export const BACKEND = 'fake';
@@ -35,9 +36,7 @@ export interface LivePageRigOptions {
   modelRefreshMs?: number;
 }
 
-function chunk(delta: Record<string, unknown>, finish: string | null): Record<string, unknown> {
-  return { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1, model: LIVE_MODEL, choices: [{ index: 0, delta, finish_reason: finish }] };
-}
+const { chunk, usage } = chatChunkMaker({ id: 'chatcmpl-fake', created: 1, model: LIVE_MODEL });
 
 /** An OpenAI stream of these texts, then the finish, the usage and [DONE], with waits between. */
 export function answerPieces(texts: readonly string[], delayMs: number): Piece[] {
@@ -49,7 +48,7 @@ export function answerPieces(texts: readonly string[], delayMs: number): Piece[]
   pieces.push(
     sse(
       chunk({}, 'stop'),
-      { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1, model: LIVE_MODEL, choices: [], usage: { prompt_tokens: 7, completion_tokens: texts.length, total_tokens: 7 + texts.length } },
+      usage({ prompt_tokens: 7, completion_tokens: texts.length, total_tokens: 7 + texts.length }),
       '[DONE]',
     ),
   );

@@ -7,9 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ItemMachine } from '../../src/items/item-machine.js';
 import type { ItemSink, ItemsEnd, ItemStatus, PartKind } from '../../src/items/item-sink.js';
-import type { CleanChunk, CleanDelta, FinishReason } from '../../src/normalize/clean-chunk.js';
+import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
 import type { Usage } from '../../src/normalize/parts.js';
 import { loadFixtures, runLoadedFixture, splitAtSeededOffsets } from '../helpers/replay-fixture.js';
+import { cleanChunkMaker } from '../helpers/clean-chunk-maker.js';
 
 /** A sink that writes each call down as one line. */
 class RecordingSink implements ItemSink<string> {
@@ -58,12 +59,11 @@ class RecordingSink implements ItemSink<string> {
   }
 }
 
-function chunk(delta: CleanDelta, finish: FinishReason | null = null): CleanChunk {
-  return { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] };
-}
+const chunks = cleanChunkMaker({ id: 'c', model: 'm' });
+const { chunk } = chunks;
 
 function usage(total: number): CleanChunk {
-  return { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 1, completion_tokens: total - 1, total_tokens: total } };
+  return chunks.usage({ prompt_tokens: 1, completion_tokens: total - 1, total_tokens: total });
 }
 
 function call(index: number, args: string, id?: string, name?: string): CleanChunk {

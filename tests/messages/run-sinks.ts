@@ -6,19 +6,13 @@ import { ItemMachine } from '../../src/items/item-machine.js';
 import { MessageFoldSink } from '../../src/messages/message-fold-sink.js';
 import type { MessagesFailure } from '../../src/messages/messages-failure.js';
 import { MessagesStreamSink } from '../../src/messages/messages-stream-sink.js';
-import type { CleanChunk, CleanDelta, FinishReason } from '../../src/normalize/clean-chunk.js';
-import type { Usage } from '../../src/normalize/parts.js';
+import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
 import { parseMessagesEvents, type MessagesEvent } from './expect-messages-stream.js';
+import { cleanChunkMaker } from '../helpers/clean-chunk-maker.js';
 
 export const INIT = { id: 'msg_test', model: 'client-model', inputEstimate: 11, requestId: 'req-1' };
 
-export function chunk(delta: CleanDelta, finish: FinishReason | null = null): CleanChunk {
-  return { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'client-model', choices: [{ index: 0, delta, finish_reason: finish }] };
-}
-
-export function usageChunk(usage: Usage): CleanChunk {
-  return { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'client-model', choices: [], usage };
-}
+export const { chunk, usage: usageChunk } = cleanChunkMaker({ id: 'c', model: 'client-model' });
 
 export interface Run {
   text: string;

@@ -5,20 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { llamacppAdapter } from '../../src/adapters/llamacpp.js';
 import { LLAMACPP_REASONING_MARKERS } from '../../src/adapters/stream/llamacpp-reasoning-markers.js';
 import { createSpeedMeter, isVisibleChunk, markerText, MIN_SPEED_WINDOW_MS } from '../../src/metrics/measure-speed.js';
-import type { CleanChunk, CleanDelta, CleanToolCallDelta } from '../../src/normalize/clean-chunk.js';
+import type { CleanToolCallDelta } from '../../src/normalize/clean-chunk.js';
 import { runFixture } from '../helpers/replay-fixture.js';
+import { cleanChunkMaker } from '../helpers/clean-chunk-maker.js';
 
-function chunk(delta: CleanDelta, finish: CleanChunk['choices'][number]['finish_reason'] = null): CleanChunk {
-  return { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] };
-}
-const usageChunk: CleanChunk = {
-  id: 'c1',
-  object: 'chat.completion.chunk',
-  created: 1,
-  model: 'm',
-  choices: [],
-  usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
-};
+const { chunk, usage } = cleanChunkMaker({ id: 'c1', model: 'm' });
+const usageChunk = usage({ prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 });
 
 describe('isVisibleChunk', () => {
   it('counts text, reasoning under any key, tool call pieces and refusal', () => {

@@ -3,12 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { SvirError } from '../../src/errors.js';
 import { createMetrics } from '../../src/metrics/create-metrics.js';
 import { createRequestRecorder } from '../../src/metrics/request-recorder.js';
-import type { CleanChunk, CleanDelta } from '../../src/normalize/clean-chunk.js';
 import { readMetric } from '../helpers/read-metric.js';
+import { cleanChunkMaker } from '../helpers/clean-chunk-maker.js';
 
-function chunk(delta: CleanDelta, finish: CleanChunk['choices'][number]['finish_reason'] = null): CleanChunk {
-  return { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] };
-}
+const { chunk } = cleanChunkMaker({ id: 'c', model: 'm' });
 
 async function valueOf(metrics: ReturnType<typeof createMetrics>, name: string, labels: Record<string, string>): Promise<number | undefined> {
   return readMetric((await metrics.render()).body, name, labels);

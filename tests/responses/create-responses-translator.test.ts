@@ -7,8 +7,7 @@
 import OpenAI from 'openai';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { CleanChunk, CleanDelta, FinishReason } from '../../src/normalize/clean-chunk.js';
-import type { Usage } from '../../src/normalize/parts.js';
+import type { CleanChunk, FinishReason } from '../../src/normalize/clean-chunk.js';
 import {
   createResponsesTranslator,
   type ResponsesOutputKind,
@@ -24,6 +23,7 @@ import type { ToolOrigin } from '../../src/responses/to-chat-tools.js';
 import { loadFixtures, runLoadedFixture, splitAtSeededOffsets } from '../helpers/replay-fixture.js';
 import { expectResponsesStream } from './expect-responses-stream.js';
 import { field } from './wire-event.js';
+import { cleanChunkMaker } from '../helpers/clean-chunk-maker.js';
 
 const NOW = 1_750_000_000_000;
 
@@ -91,13 +91,7 @@ function expectSameInEveryMode(
   for (const each of [t, text, folded]) expect(each.responseJson()).toBe(JSON.stringify(each.response()));
 }
 
-function chunk(delta: CleanDelta, finish: FinishReason | null = null): CleanChunk {
-  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'client-model', choices: [{ index: 0, delta, finish_reason: finish }] };
-}
-
-function usageChunk(usage: Usage): CleanChunk {
-  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'client-model', choices: [], usage };
-}
+const { chunk, usage: usageChunk } = cleanChunkMaker({ id: 'chatcmpl-1', model: 'client-model' });
 
 function run(chunks: readonly CleanChunk[], t = translator()): ResponsesEvent[] {
   const events = [...chunks.flatMap((c) => t.push(c)), ...t.finish()];

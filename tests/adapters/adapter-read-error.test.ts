@@ -4,25 +4,13 @@
  * adapter must answer every form as the contract says, whichever server sent it.
  */
 import { describe, expect, it } from 'vitest';
-import type { StreamContext } from '../../src/normalize/stream-context.js';
-import { createStreamMemo } from '../../src/normalize/stream-memo.js';
 import { getAdapter } from '../../src/adapters/index.js';
 import { BACKEND_TYPES, type BackendType } from '../../src/config/schema.js';
 import { toErrorResponse, type SvirError } from '../../src/errors.js';
 import { UPSTREAM_ERROR_FORMS, type UpstreamErrorForm } from '../errors/upstream-error-forms.js';
+import { fixtureContext } from '../helpers/replay-fixture.js';
 
-const ctx: StreamContext = {
-  model: 'm',
-  backend: 'b',
-  toolNames: [],
-  includeUsage: false,
-  logprobs: false,
-  structuredOutput: false,
-  reasoningTags: 'auto',
-  reasoningOff: false,
-  reasoningField: 'reasoning_content',
-  memo: createStreamMemo(),
-};
+const ctx = fixtureContext({ model: 'm', backend: 'b' });
 
 function readThrough(type: BackendType, form: UpstreamErrorForm): SvirError {
   const adapter = getAdapter(type);

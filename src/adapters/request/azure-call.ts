@@ -16,6 +16,13 @@ export function azureResourceUrl(url: string): string {
   return resource;
 }
 
+/** The backend's key as `api-key` (Azure's header, never `Authorization`), when it has one: a new object for each call. */
+function keyHeaders(backend: BackendInfo): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (backend.config.apiKey !== undefined) headers['api-key'] = backend.config.apiKey;
+  return headers;
+}
+
 export function azureEndpoint(route: UpstreamRoute, backend: BackendInfo, deployment: string): UpstreamEndpoint {
   const resource = azureResourceUrl(backend.config.url);
   const apiVersion = backend.config.apiVersion;
@@ -23,9 +30,7 @@ export function azureEndpoint(route: UpstreamRoute, backend: BackendInfo, deploy
     apiVersion === undefined
       ? `${resource}/openai/v1/${route}`
       : `${resource}/openai/deployments/${encodeURIComponent(deployment)}/${route}?api-version=${encodeURIComponent(apiVersion)}`;
-  const headers: Record<string, string> = {};
-  if (backend.config.apiKey !== undefined) headers['api-key'] = backend.config.apiKey;
-  return { url, headers };
+  return { url, headers: keyHeaders(backend) };
 }
 
 /**
@@ -33,9 +38,7 @@ export function azureEndpoint(route: UpstreamRoute, backend: BackendInfo, deploy
  * the config picked (the list is not per deployment).
  */
 export function azureModelsEndpoint(backend: BackendInfo): UpstreamEndpoint {
-  const headers: Record<string, string> = {};
-  if (backend.config.apiKey !== undefined) headers['api-key'] = backend.config.apiKey;
-  return { url: `${azureResourceUrl(backend.config.url)}/openai/v1/models`, headers };
+  return { url: `${azureResourceUrl(backend.config.url)}/openai/v1/models`, headers: keyHeaders(backend) };
 }
 
 export function azureCall(draft: RequestDraft, backend: BackendInfo): UpstreamCall {

@@ -6,18 +6,21 @@
 import type { BackendInfo, UpstreamCall, UpstreamEndpoint, UpstreamRoute } from '../adapter.js';
 import type { RequestDraft } from './request-draft.js';
 
-export function bearerEndpoint(route: UpstreamRoute, backend: BackendInfo): UpstreamEndpoint {
-  const base = backend.baseUrl.endsWith('/') ? backend.baseUrl : `${backend.baseUrl}/`;
+/** The backend's key as `Authorization: Bearer`, when it has one: a new object for each call. */
+function keyHeaders(backend: BackendInfo): Record<string, string> {
   const headers: Record<string, string> = {};
   if (backend.config.apiKey !== undefined) headers.authorization = `Bearer ${backend.config.apiKey}`;
-  return { url: `${base}${route}`, headers };
+  return headers;
+}
+
+export function bearerEndpoint(route: UpstreamRoute, backend: BackendInfo): UpstreamEndpoint {
+  const base = backend.baseUrl.endsWith('/') ? backend.baseUrl : `${backend.baseUrl}/`;
+  return { url: `${base}${route}`, headers: keyHeaders(backend) };
 }
 
 /** `GET {base}/v1/models`, with the backend's Bearer key when it has one. */
 export function bearerModelsEndpoint(backend: BackendInfo): UpstreamEndpoint {
-  const headers: Record<string, string> = {};
-  if (backend.config.apiKey !== undefined) headers.authorization = `Bearer ${backend.config.apiKey}`;
-  return { url: new URL('models', backend.baseUrl).toString(), headers };
+  return { url: new URL('models', backend.baseUrl).toString(), headers: keyHeaders(backend) };
 }
 
 export function bearerCall(draft: RequestDraft, backend: BackendInfo): UpstreamCall {

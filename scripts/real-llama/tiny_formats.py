@@ -20,11 +20,21 @@ whitespace, no commas) until the grammar lets the end-of-generation token throug
 
 `tools` are texts the template writes only when tools are offered, `results` texts it writes
 only around a tool result: both become user-defined tokens that one attention head looks for.
+
+`second` (the formats whose parser takes two calls in one turn): when the prompt holds TWO_CALLS
+(one user-defined token, as in "What is the weather in Paris and Berlin?"), the model does not
+end the turn at the first call's last piece (`after`) but writes `piece`, a token of its own
+(generation only, never in a prompt) that opens a second call in the family's syntax, then
+`then` if given, and the grammar the rest; at the second call's end, the `piece` already written
+tells it to end the turn. A second attention head reads both. The two tokens are added after
+every other, so the model answers every other prompt exactly as without them.
 """
 from __future__ import annotations
 
 REASONING = ["Okay", ",", " let", " me", " reply", " briefly"]
 ANSWER = ["Hello", "!", " I", " am", " a", " tiny", " test", " model", " for", " svir", "."]
+# The prompt text that asks the formats with `second` for two calls (tests/real/recorded-cases.ts)
+TWO_CALLS = "Paris and Berlin"
 
 FORMATS: dict[str, dict] = {
     # gpt-oss: harmony channels; common/parsers/gpt-oss.cpp. <|end|> closes the analysis message
@@ -60,6 +70,7 @@ FORMATS: dict[str, dict] = {
         "wires": {">\n": "Paris", "Paris": "\n</parameter>\n", "</tool_call>": "<|im_end|>"},
         "favour": {"<tool_call>": 10.0, "\n<function=": 8.0, ">\n": 5.0, "</function>\n": 5.0,
                    "<parameter=": 4.0, "</tool_call>": 5.0, "<|im_end|>": 6.0},
+        "second": {"after": "</tool_call>", "piece": "\n<tool_call>", "then": "\n<function="},
         "json": False,
     },
     # GLM-4.5 / 4.6: <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>; the differential
@@ -78,6 +89,7 @@ FORMATS: dict[str, dict] = {
         "wires": {"<arg_value>": "Paris", "Paris": "</arg_value>", "</arg_value>": "\n", "</tool_call>": "<|observation|>"},
         "favour": {"<tool_call>": 10.0, "<arg_key>": 4.0, "</arg_key>": 5.0, "<arg_value>": 4.0,
                    "</tool_call>": 5.0, "<|observation|>": 6.0},
+        "second": {"after": "</tool_call>", "piece": "\n<tool_call>"},
         # the grammar lets whitespace follow <tool_call> that the parser then refuses (docs/llamacpp-real.md)
         "compact": True,
     },
@@ -98,6 +110,8 @@ FORMATS: dict[str, dict] = {
         "results": ["<｜tool▁output▁begin｜>"],
         "favour": {"<｜tool▁calls▁begin｜>": 10.0, "<｜tool▁call▁begin｜>": 8.0, "<｜tool▁sep｜>": 5.0,
                    "<｜tool▁call▁end｜>": 6.0},
+        # the second call's opening as a plain token with the special token's text
+        "second": {"after": "<｜tool▁call▁end｜>", "piece": "<｜tool▁call▁begin｜>"},
         "json": True,
     },
     # Ministral 3 / Magistral (reasoning): [THINK]...[/THINK], [TOOL_CALLS]NAME[ARGS]{...};
@@ -117,6 +131,9 @@ FORMATS: dict[str, dict] = {
         "tools": ["[AVAILABLE_TOOLS]"],
         "results": ["[TOOL_RESULTS]"],
         "favour": {"[TOOL_CALLS]": 10.0, "[ARGS]": 5.0, "</s>": 6.0},
+        # the second call opens with the control token's text in two plain tokens (a token's text
+        # is its own: a plain "[TOOL_CALLS]" would clash with the control token)
+        "second": {"after": "}", "piece": "[TOOL_CALLS", "then": "]"},
         "json": True,
     },
     # Llama 3.x: JSON calls {"name": ..., "parameters": ...} in the answer; the differential

@@ -19,7 +19,7 @@ import { expectMessagesStream, parseMessagesEvents, type MessagesEvent } from '.
 import { changesOf, readCleanStream } from '../e2e/backends-rig.js';
 import { REAL_FORMATS, type RealFormat } from './formats.js';
 import { formatModel, startRealLlamaServer, type RealLlamaServer } from './llama-server.js';
-import { askWeather, sayHi, timeTool, TINY_ANSWER, TINY_REASONING, weatherTool } from './recorded-cases.js';
+import { askTwoCities, askWeather, sayHi, timeTool, TINY_ANSWER, TINY_REASONING, weatherTool } from './recorded-cases.js';
 import { startSvirFront, type SvirFront } from './svir-real.js';
 
 /**
@@ -53,9 +53,13 @@ interface MessagesBlock {
   /** The text, the thinking, or a tool_use's joined input_json_delta pieces. */
   text: string;
   name?: string;
+  id?: string;
 }
 
-const blockStartSchema = z.object({ index: z.number(), content_block: z.looseObject({ type: z.string(), name: z.string().optional() }) });
+const blockStartSchema = z.object({
+  index: z.number(),
+  content_block: z.looseObject({ type: z.string(), name: z.string().optional(), id: z.string().optional() }),
+});
 const blockDeltaSchema = z.object({
   index: z.number(),
   delta: z.looseObject({ text: z.string().optional(), thinking: z.string().optional(), partial_json: z.string().optional() }),
@@ -69,7 +73,8 @@ function messagesBlocks(events: readonly MessagesEvent[]): { blocks: MessagesBlo
   for (const event of events) {
     if (event.type === 'content_block_start') {
       const start = blockStartSchema.parse(event);
-      blocks[start.index] = { type: start.content_block.type, text: '', ...(start.content_block.name === undefined ? {} : { name: start.content_block.name }) };
+      const { type, name, id } = start.content_block;
+      blocks[start.index] = { type, text: '', ...(name === undefined ? {} : { name }), ...(id === undefined ? {} : { id }) };
     } else if (event.type === 'content_block_delta') {
       const { index, delta } = blockDeltaSchema.parse(event);
       const block = blocks[index];
@@ -82,9 +87,41 @@ function messagesBlocks(events: readonly MessagesEvent[]): { blocks: MessagesBlo
 }
 
 const messageSchema = z.object({
-  content: z.array(z.looseObject({ type: z.string(), text: z.string().optional(), thinking: z.string().optional(), name: z.string().optional(), input: z.unknown().optional() })),
+  content: z.array(
+    z.looseObject({
+      type: z.string(),
+      text: z.string().optional(),
+      thinking: z.string().optional(),
+      id: z.string().optional(),
+      name: z.string().optional(),
+      input: z.unknown().optional(),
+    }),
+  ),
   stop_reason: z.string().nullable(),
 });
+
+const chatCompletionSchema = z.object({
+  choices: z.array(
+    z.object({
+      message: z.looseObject({
+        content: z.string().nullable(),
+        tool_calls: z.array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) })).optional(),
+      }),
+      finish_reason: z.string(),
+    }),
+  ),
+});
+
+/** Two calls as a client gets them: distinct ids, offered names, each one's arguments whole JSON. */
+function expectTwoCalls(calls: readonly { id: string; name: string; arguments: string }[], context: string): void {
+  expect(calls, context).toHaveLength(2);
+  expect(new Set(calls.map((call) => call.id)).size, context).toBe(2);
+  for (const call of calls) {
+    expect(call.id).not.toBe('');
+    expect(TOOL_NAMES).toContain(call.name);
+    expect(JSON.parse(call.arguments), call.arguments).toBeTypeOf('object');
+  }
+}
 
 function claudeTranscript(run: ClaudeRun): string {
   return `exit ${String(run.exitCode)}${run.timedOut ? ' (timed out)' : ''}\n--- stdout\n${run.stdout.slice(-6000)}\n--- stderr\n${run.stderr.slice(-3000)}`;
@@ -191,6 +228,41 @@ describe.each(REAL_FORMATS)('$name', (format: RealFormat) => {
     expect(clean.finish).toBe('tool_calls');
   });
 
+  // "Paris and Berlin" asks the models whose parser takes two calls for a second one (DeepSeek
+  // V3.1's template shows no tools: it calls under required only, after its answer).
+  const twoCallsChoice = format.twoCalls === 'required' ? { tool_choice: 'required' } : {};
+  const twoCallsContent = format.twoCalls === 'required' ? TINY_ANSWER : '';
+
+  it.runIf(format.twoCalls !== 'never')(`two calls in one turn (tool_choice ${format.twoCalls}), streamed: indexes 0 and 1, two ids, whole arguments`, async () => {
+    const answer = await chat({ stream: true, messages: askTwoCities, tools, max_tokens: 200, ...twoCallsChoice });
+    // readCleanStream holds the indexes to 0 then 1, each call's id and name on its first piece.
+    const clean = readCleanStream(answer, model);
+    expect(answer.text).not.toMatch(MARKERS);
+    expectTwoCalls(clean.toolCalls, answer.text);
+    expect(clean.reasoning).toBe(reasoning);
+    expect(clean.content).toBe(twoCallsContent);
+    expect(clean.finish).toBe('tool_calls');
+  });
+
+  it.runIf(format.twoCalls !== 'never')('two calls in one turn, stream: false: both in one message, finish tool_calls', async () => {
+    const answer = await chat({ messages: askTwoCities, tools, max_tokens: 200, ...twoCallsChoice });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.text).not.toMatch(MARKERS);
+    const [choice] = chatCompletionSchema.parse(answer.json()).choices;
+    const calls = (choice?.message.tool_calls ?? []).map((call) => ({ id: call.id, ...call.function }));
+    expectTwoCalls(calls, answer.text);
+    expect(choice?.message.content ?? '').toBe(twoCallsContent);
+    expect(choice?.finish_reason).toBe('tool_calls');
+  });
+
+  it.runIf(format.twoCalls !== 'never')('two calls asked with parallel_tool_calls false: the grammar refuses the second, one call', async () => {
+    const answer = await chat({ stream: true, messages: askTwoCities, tools, max_tokens: 200, parallel_tool_calls: false, ...twoCallsChoice });
+    const clean = readCleanStream(answer, model);
+    expect(answer.text).not.toMatch(MARKERS);
+    expect(clean.toolCalls).toHaveLength(1);
+    expect(clean.finish).toBe('tool_calls');
+  });
+
   it('a tool result sent back: the model answers', async () => {
     const answer = await chat({ stream: true, messages: afterResult, tools, max_tokens: 200 });
     const clean = readCleanStream(answer, model);
@@ -231,6 +303,21 @@ describe.each(REAL_FORMATS)('$name', (format: RealFormat) => {
       expect(TOOL_NAMES).toContain(call.name);
       expect(() => JSON.parse(call.arguments)).not.toThrow();
     }
+  });
+
+  it.runIf(format.twoCalls !== 'never')('the Responses route, two calls in one turn: two function_call items', async () => {
+    const client = new OpenAI({ baseURL: `${svir.process.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const answer = await client.responses.create({
+      model,
+      input: askTwoCities[0]?.content ?? '',
+      tools: tools.map((tool) => ({ type: 'function' as const, name: tool.function.name, description: tool.function.description, parameters: tool.function.parameters, strict: false })),
+      ...(format.twoCalls === 'required' ? { tool_choice: 'required' as const } : {}),
+      max_output_tokens: 200,
+    });
+    expect(answer.status).toBe('completed');
+    const calls = answer.output.flatMap((item) => (item.type === 'function_call' ? [{ id: item.call_id, name: item.name, arguments: item.arguments }] : []));
+    expectTwoCalls(calls, JSON.stringify(answer.output));
+    expect(answer.output.filter((item) => item.type === 'reasoning')).toHaveLength(format.reasons ? 1 : 0);
   });
 
   it('the Messages route, streamed: reasoning as a thinking block, then the text, every event in order and no markup', async () => {
@@ -281,6 +368,34 @@ describe.each(REAL_FORMATS)('$name', (format: RealFormat) => {
       expect(TOOL_NAMES).toContain(use.name);
       expect(typeof use.input).toBe('object');
     }
+    expect(message.stop_reason).toBe('tool_use');
+  });
+
+  it.runIf(format.twoCalls !== 'never')('the Messages route, two calls in one turn: two tool_use blocks, streamed and not, stop_reason tool_use', async () => {
+    const body = {
+      model,
+      max_tokens: 200,
+      messages: askTwoCities,
+      tools: anthropicTools,
+      ...(format.twoCalls === 'required' ? { tool_choice: { type: 'any' } } : {}),
+    };
+    const streamed = await svir.post('/v1/messages', { ...body, stream: true });
+    expect(streamed.status, streamed.text).toBe(200);
+    const events = parseMessagesEvents(streamed.text);
+    expectMessagesStream(events);
+    const { blocks, stopReason } = messagesBlocks(events);
+    const uses = blocks.filter((block) => block.type === 'tool_use').map((block) => ({ id: block.id ?? '', name: block.name ?? '', arguments: block.text }));
+    expectTwoCalls(uses, streamed.text);
+    expect(stopReason).toBe('tool_use');
+    expect(streamed.text).not.toMatch(MARKERS);
+
+    const whole = await svir.post('/v1/messages', body);
+    expect(whole.status, whole.text).toBe(200);
+    const message = messageSchema.parse(whole.json());
+    const wholeUses = message.content
+      .filter((block) => block.type === 'tool_use')
+      .map((block) => ({ id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input) }));
+    expectTwoCalls(wholeUses, whole.text);
     expect(message.stop_reason).toBe('tool_use');
   });
 

@@ -29,18 +29,25 @@ export interface RealFormat {
    * a tool Claude Code does not have, which the parser fails.
    */
   claudeCode: 'call-then-answer' | 'answer' | 'unknown-tool-fails';
+  /**
+   * Two calls in one turn, asked for with "Paris and Berlin" in the prompt (the model's two-call
+   * mark, scripts/real-llama/tiny_formats.py): under tool_choice auto, under required only (the
+   * model does not see the tools), or never (the parser builds one call a turn, or the template
+   * refuses two).
+   */
+  twoCalls: 'auto' | 'required' | 'never';
 }
 
 export const REAL_FORMATS: readonly RealFormat[] = [
-  { name: 'gpt-oss', reasons: true, callsOnItsOwn: true, cutCallAt: 21, codex: 'call-then-answer', claudeCode: 'call-then-answer' },
-  { name: 'qwen3-coder', reasons: false, callsOnItsOwn: true, cutCallAt: 12, codex: 'call-then-answer', claudeCode: 'call-then-answer' },
-  { name: 'glm-4.6', reasons: true, callsOnItsOwn: true, cutCallAt: 20, codex: 'call-then-answer', claudeCode: 'call-then-answer' },
+  { name: 'gpt-oss', reasons: true, callsOnItsOwn: true, cutCallAt: 21, codex: 'call-then-answer', claudeCode: 'call-then-answer', twoCalls: 'never' },
+  { name: 'qwen3-coder', reasons: false, callsOnItsOwn: true, cutCallAt: 12, codex: 'call-then-answer', claudeCode: 'call-then-answer', twoCalls: 'auto' },
+  { name: 'glm-4.6', reasons: true, callsOnItsOwn: true, cutCallAt: 20, codex: 'call-then-answer', claudeCode: 'call-then-answer', twoCalls: 'auto' },
   // The template of the llama.cpp tree writes no tools into the prompt: the model cannot know of
   // them. Under required it writes its whole answer first (as Qwen3 does), then the call.
-  { name: 'deepseek-v3.1', reasons: true, callsOnItsOwn: false, cutCallAt: 24, codex: 'answer', claudeCode: 'answer' },
+  { name: 'deepseek-v3.1', reasons: true, callsOnItsOwn: false, cutCallAt: 24, codex: 'answer', claudeCode: 'answer', twoCalls: 'required' },
   // Its template raises on two user messages in a row (Codex sends two; Claude Code one).
-  { name: 'ministral-3', reasons: true, callsOnItsOwn: true, cutCallAt: 19, codex: 'template-refuses', claudeCode: 'call-then-answer' },
+  { name: 'ministral-3', reasons: true, callsOnItsOwn: true, cutCallAt: 19, codex: 'template-refuses', claudeCode: 'call-then-answer', twoCalls: 'auto' },
   // The call is written whole in a few tokens (no grammar under auto). The model knows one
   // name, get_weather, and calls it whatever tools are offered.
-  { name: 'llama-3.3', reasons: false, callsOnItsOwn: true, cutCallAt: 3, codex: 'unknown-tool-fails', claudeCode: 'unknown-tool-fails' },
+  { name: 'llama-3.3', reasons: false, callsOnItsOwn: true, cutCallAt: 3, codex: 'unknown-tool-fails', claudeCode: 'unknown-tool-fails', twoCalls: 'never' },
 ];

@@ -80,6 +80,12 @@ export const verdictFormat = {
 
 export const sayHi = [{ role: 'user', content: 'Say hi.' }];
 export const askWeather = [{ role: 'user', content: 'What is the weather in Paris?' }];
+/**
+ * Asks for two calls in one turn: "Paris and Berlin" is one token of the chat-format models that
+ * take two calls (scripts/real-llama/tiny_formats.py, TWO_CALLS), and it makes them write a
+ * second call after the first.
+ */
+export const askTwoCities = [{ role: 'user', content: 'What is the weather in Paris and Berlin?' }];
 /** ~800 tokens: more than the 512-token context. */
 export const overflowing = [{ role: 'user', content: 'lorem ipsum dolor sit amet '.repeat(160) }];
 /** A 1x1 PNG. */
@@ -242,6 +248,14 @@ function formatCases(format: RealFormat): RecordedCase[] {
       request: { ...base, messages: afterResult, tools, max_tokens: 200 },
     },
   ];
+  if (format.twoCalls !== 'never') {
+    cases.push({
+      name: `${f}-two-calls`,
+      description: `${f}: two calls in one turn (tool_choice ${format.twoCalls}), each with its own index and id`,
+      server: f,
+      request: { ...base, messages: askTwoCities, tools, max_tokens: 200, ...(format.twoCalls === 'required' ? { tool_choice: 'required' } : {}) },
+    });
+  }
   if (format.name === 'glm-4.6' || format.name === 'deepseek-v3.1') {
     cases.push({
       name: `${f}-effort-none`,

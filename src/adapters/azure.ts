@@ -11,9 +11,9 @@
 import type { Adapter } from './adapter.js';
 import type { StreamContext } from '../normalize/stream-context.js';
 import type { Part, SseEvent } from '../normalize/parts.js';
-import { mapUpstreamError } from '../normalize/map-upstream-error.js';
 import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
+import { readHttpError } from './read-http-error.js';
 import { azureCall, azureEndpoint, azureModelsEndpoint } from './request/azure-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
@@ -52,6 +52,6 @@ export const azureAdapter: Adapter = {
   ),
   readEvent: withFilterVerdict(readOpenAIEvent),
   readCompletionEvent: withFilterVerdict(readCompletionEvent),
-  readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
+  readError: readHttpError,
   planRetry: firstRetryPlan([planOptionalFieldRetry, planMaxTokensRetry]),
 };

@@ -9,9 +9,9 @@
  * `exceed_context_size_error` are read by the generic reader and the error mapper.
  */
 import type { Adapter } from './adapter.js';
-import { mapUpstreamError } from '../normalize/map-upstream-error.js';
 import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
+import { readHttpError } from './read-http-error.js';
 import { bearerCall, bearerEndpoint, bearerModelsEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
@@ -56,7 +56,7 @@ export const llamacppAdapter: Adapter = {
   ),
   readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
   readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
-  readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
+  readError: readHttpError,
   planRetry: planOptionalFieldRetry,
   // Its context per request (`-c` over `--parallel`), which its model list does not say.
   contextProbe: { path: 'props', read: readPropsContext },

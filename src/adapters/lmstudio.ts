@@ -7,9 +7,9 @@
  * error` (a prompt over the context among them) is read by the generic reader and the error mapper.
  */
 import type { Adapter } from './adapter.js';
-import { mapUpstreamError } from '../normalize/map-upstream-error.js';
 import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
+import { readHttpError } from './read-http-error.js';
 import { bearerCall, bearerEndpoint, bearerModelsEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
@@ -48,6 +48,6 @@ export const lmstudioAdapter: Adapter = {
     return ctx.structuredOutput ? reasoningAsContent(parts) : parts;
   },
   readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
-  readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
+  readError: readHttpError,
   planRetry: planOptionalFieldRetry,
 };

@@ -6,9 +6,9 @@
  * errors, string or list, and its context wordings are read by the error mapper.
  */
 import type { Adapter } from './adapter.js';
-import { mapUpstreamError } from '../normalize/map-upstream-error.js';
 import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
+import { readHttpError } from './read-http-error.js';
 import { bearerCall, bearerEndpoint, bearerModelsEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
@@ -36,6 +36,6 @@ export const mlxVlmAdapter: Adapter = {
   // The generic reader reads a delta's reasoning under both keys as one text.
   readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
   readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
-  readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
+  readError: readHttpError,
   planRetry: planOptionalFieldRetry,
 };

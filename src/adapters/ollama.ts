@@ -11,9 +11,9 @@
  * model named without its tag is served by its listed `:latest`.
  */
 import type { Adapter } from './adapter.js';
-import { mapUpstreamError } from '../normalize/map-upstream-error.js';
 import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
+import { readHttpError } from './read-http-error.js';
 import { bearerCall, bearerEndpoint, bearerModelsEndpoint } from './request/bearer-call.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
@@ -59,7 +59,7 @@ export const ollamaAdapter: Adapter = {
   ),
   readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
   readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
-  readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
+  readError: readHttpError,
   planRetry: firstRetryPlan([planNoThinkingRetry, planReasoningValueRetry, planOptionalFieldRetry]),
   servedModelId: latestTagModelId,
 };

@@ -4,9 +4,9 @@
  * `json_object`; the stream is read as the protocol describes it and cleaned by the normalizer.
  */
 import type { Adapter } from './adapter.js';
-import { mapUpstreamError } from '../normalize/map-upstream-error.js';
 import { readCompletionEvent } from '../normalize/read-completion-event.js';
 import { readOpenAIEvent } from '../normalize/read-openai-event.js';
+import { readHttpError } from './read-http-error.js';
 import { closingRewrites } from './request/closing-rewrites.js';
 import { commonRewrites } from './request/common-rewrites.js';
 import { bearerCall, bearerEndpoint, bearerModelsEndpoint } from './request/bearer-call.js';
@@ -34,6 +34,6 @@ export const openaiAdapter: Adapter = {
   ),
   readEvent: (event, ctx) => readOpenAIEvent(event, ctx),
   readCompletionEvent: (event, ctx) => readCompletionEvent(event, ctx),
-  readError: (status, body, ctx) => mapUpstreamError({ status, body, channel: 'http', ...ctx }),
+  readError: readHttpError,
   planRetry: firstRetryPlan([planOptionalFieldRetry, planMaxTokensRetry]),
 };

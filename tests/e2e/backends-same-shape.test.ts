@@ -7,15 +7,9 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_TYPES } from '../../src/config/schema.js';
 import { lockerTool, weatherTool } from '../adapters/chat.js';
-import { startAzureServer } from '../fakes/azure-server.js';
-import { startLlamaCppServer } from '../fakes/llamacpp-server.js';
-import { startLmStudioServer } from '../fakes/lmstudio-server.js';
-import { startMlxLmServer } from '../fakes/mlx-lm-server.js';
-import { startMlxVlmServer } from '../fakes/mlx-vlm-server.js';
-import { startOllamaServer } from '../fakes/ollama-server.js';
 import type { ScriptedUpstream } from '../fakes/scripted-upstream.js';
-import { startVllmServer } from '../fakes/vllm-server.js';
-import { startSvir, SVIR_KEY, type RigBackend, type SvirRig } from './backends-rig.js';
+import { startSvir, SVIR_KEY, type SvirRig } from './backends-rig.js';
+import { startFakeOfEveryType } from './start-fake-of-every-type.js';
 
 const upstreams: ScriptedUpstream[] = [];
 let svir: SvirRig;
@@ -25,20 +19,8 @@ let client: OpenAI;
 const MODEL_OF = Object.fromEntries(BACKEND_TYPES.map((type) => [type, `model-${type}`]));
 
 beforeAll(async () => {
-  const backends: RigBackend[] = [];
-  const add = (type: string, upstream: ScriptedUpstream, extra: Partial<RigBackend> = {}): void => {
-    upstreams.push(upstream);
-    backends.push({ name: `b-${type}`, type, upstream, models: [`model-${type}`], ...extra });
-  };
-  add('lmstudio', await startLmStudioServer({ loadedModel: 'model-lmstudio' }));
-  add('llamacpp', await startLlamaCppServer());
-  add('vllm', await startVllmServer({ servedModelName: 'model-vllm' }));
-  add('mlx-lm', await startMlxLmServer());
-  add('mlx-vlm', await startMlxVlmServer());
-  add('ollama', await startOllamaServer({ models: [{ name: 'model-ollama', thinking: true, tools: true }] }));
-  add('azure', await startAzureServer({ deployments: ['model-azure'], filter: 'async' }), { urlPath: '', apiKey: 'azure-test-key' });
-  // `openai` fronts any OpenAI-compatible server; here a vLLM with its parsers.
-  add('openai', await startVllmServer({ servedModelName: 'model-openai' }));
+  const backends = await startFakeOfEveryType();
+  upstreams.push(...backends.map((backend) => backend.upstream));
   svir = await startSvir(backends);
   client = new OpenAI({ baseURL: `${svir.url}/v1`, apiKey: SVIR_KEY, maxRetries: 0 });
 });

@@ -7,18 +7,12 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_TYPES } from '../../src/config/schema.js';
-import { startAzureServer } from '../fakes/azure-server.js';
 import { LOCKER_ARGUMENTS } from '../fakes/fake-model.js';
-import { startLlamaCppServer } from '../fakes/llamacpp-server.js';
-import { startLmStudioServer } from '../fakes/lmstudio-server.js';
-import { startMlxLmServer } from '../fakes/mlx-lm-server.js';
-import { startMlxVlmServer } from '../fakes/mlx-vlm-server.js';
-import { startOllamaServer } from '../fakes/ollama-server.js';
 import { sse, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
-import { startVllmServer } from '../fakes/vllm-server.js';
 import { expectResponsesStream } from '../responses/expect-responses-stream.js';
 import type { WireEvent } from '../responses/wire-event.js';
-import { received, startSvir, SVIR_KEY, type RigBackend, type SvirRig } from './backends-rig.js';
+import { received, startSvir, SVIR_KEY, type SvirRig } from './backends-rig.js';
+import { startFakeOfEveryType } from './start-fake-of-every-type.js';
 
 const upstreams: ScriptedUpstream[] = [];
 const upstreamOf = new Map<string, ScriptedUpstream>();
@@ -35,20 +29,11 @@ const lockerTool = {
 };
 
 beforeAll(async () => {
-  const backends: RigBackend[] = [];
-  const add = (type: string, upstream: ScriptedUpstream, extra: Partial<RigBackend> = {}): void => {
-    upstreams.push(upstream);
-    upstreamOf.set(type, upstream);
-    backends.push({ name: `b-${type}`, type, upstream, models: [`model-${type}`], ...extra });
-  };
-  add('lmstudio', await startLmStudioServer({ loadedModel: 'model-lmstudio' }));
-  add('llamacpp', await startLlamaCppServer());
-  add('vllm', await startVllmServer({ servedModelName: 'model-vllm' }));
-  add('mlx-lm', await startMlxLmServer());
-  add('mlx-vlm', await startMlxVlmServer());
-  add('ollama', await startOllamaServer({ models: [{ name: 'model-ollama', thinking: true, tools: true }] }));
-  add('azure', await startAzureServer({ deployments: ['model-azure'], filter: 'async' }), { urlPath: '', apiKey: 'azure-test-key' });
-  add('openai', await startVllmServer({ servedModelName: 'model-openai' }));
+  const backends = await startFakeOfEveryType();
+  for (const backend of backends) {
+    upstreams.push(backend.upstream);
+    upstreamOf.set(backend.type, backend.upstream);
+  }
   scripted = await startScriptedUpstream();
   upstreams.push(scripted);
   backends.push({ name: 'scripted', type: 'openai', upstream: scripted, models: ['scripted-model'] });

@@ -23,12 +23,6 @@ export interface SseDecoderOptions {
 export interface SseDecoder {
   /** Decodes one read of the body; returns the events it completed, in order. */
   feed(bytes: Uint8Array): readonly SseEvent[];
-  /**
-   * Decodes the pieces of one read (undici hands a socket read over piece by piece,
-   * src/upstream/upstream-body.ts), in order, as `feed` would their bytes joined: each piece is
-   * decoded to text, and the read's text is parsed once. No bytes are copied to join them.
-   */
-  feedAll(pieces: readonly Uint8Array[]): readonly SseEvent[];
   /** The body ended: dispatches an event left without its closing blank line. */
   end(): readonly SseEvent[];
 }
@@ -122,7 +116,7 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
     if (lineBytes > maxLineBytes) throw (overflow = lineTooLong());
   }
 
-  /** One non-empty read (or piece of one) → its text, lines checked, the stream's BOM dropped. */
+  /** One non-empty read → its text, lines checked, the stream's BOM dropped. */
   function decode(bytes: Uint8Array): string {
     measureLines(bytes);
     let decoded = text.write(bytes);
@@ -140,14 +134,6 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
       if (overflow !== undefined) throw overflow;
       if (bytes.length === 0) return NO_EVENTS;
       parser.feed(decode(bytes));
-      return take();
-    },
-    feedAll(pieces) {
-      if (overflow !== undefined) throw overflow;
-      let decoded = '';
-      for (const piece of pieces) if (piece.length > 0) decoded += decode(piece);
-      if (decoded.length === 0) return NO_EVENTS;
-      parser.feed(decoded);
       return take();
     },
     end() {

@@ -3,12 +3,18 @@
  * timeout. Requests never share sockets across backends, so one stalled server cannot hold
  * another's connections.
  */
-import { Agent, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
 import type { BackendConfig } from '../config/schema.js';
+import { createJoinBuffer } from './create-join-buffer.js';
+import { createUrlMemo } from './create-url-memo.js';
+import type { DispatcherScratch } from './dispatcher-scratch.js';
+
+/** One backend's agent, with the scratch space its requests reuse (dispatcher-scratch.ts). */
+export type UpstreamDispatcher = Agent & DispatcherScratch;
 
 export interface UpstreamPool {
   /** The dispatcher for a backend (made on first use; remade when its URL or timeouts change). */
-  dispatcherFor(backend: BackendConfig): Dispatcher;
+  dispatcherFor(backend: BackendConfig): UpstreamDispatcher;
   /** Lets requests in flight finish, then closes every connection. */
   close(): Promise<void>;
   /** Closes every connection now, failing requests in flight. */
@@ -19,9 +25,9 @@ function agentKey(backend: BackendConfig): string {
   return JSON.stringify([backend.url, backend.timeouts]);
 }
 
-function createAgent(backend: BackendConfig): Agent {
+function createAgent(backend: BackendConfig): UpstreamDispatcher {
   const { connectMs, firstTokenMs, idleMs } = backend.timeouts;
-  return new Agent({
+  const agent = new Agent({
     connect: { timeout: connectMs },
     // undici's own 300 s defaults would cut a long prompt short. The first body bytes of a
     // stream may come only with the first token, so the body timeout also waits that long;
@@ -29,19 +35,21 @@ function createAgent(backend: BackendConfig): Agent {
     headersTimeout: firstTokenMs,
     bodyTimeout: Math.max(firstTokenMs, idleMs),
   });
+  const scratch: DispatcherScratch = { joinBuffer: createJoinBuffer(), urlParts: createUrlMemo() };
+  return Object.assign(agent, scratch);
 }
 
 export function createUpstreamPool(): UpstreamPool {
-  const agents = new Map<string, { key: string; agent: Agent }>();
+  const agents = new Map<string, { key: string; agent: UpstreamDispatcher }>();
   /**
    * The agent last given for a backend's config object: a request asks for its backend's every
    * time, and the key (a JSON string of the URL and timeouts) cost more than the rest of the
    * lookup. A config is never changed in place (a reload makes new objects).
    */
-  const lastFor = new WeakMap<BackendConfig, Agent>();
-  const retired: Agent[] = [];
+  const lastFor = new WeakMap<BackendConfig, UpstreamDispatcher>();
+  const retired: UpstreamDispatcher[] = [];
   /** Every agent, current and retired; the pool starts afresh after. */
-  const takeAll = (): Agent[] => {
+  const takeAll = (): UpstreamDispatcher[] => {
     const all = [...[...agents.values()].map((entry) => entry.agent), ...retired];
     agents.clear();
     return all;

@@ -39,6 +39,9 @@
 import type { Readable } from 'node:stream';
 import { errors, type Dispatcher } from 'undici';
 import type { AbortSignalLike } from '../abort/abort-signal-like.js';
+import type { JoinBuffer } from './create-join-buffer.js';
+import { createUrlMemo } from './create-url-memo.js';
+import type { DispatcherScratch } from './dispatcher-scratch.js';
 import { readRawHeader } from './read-raw-header.js';
 import type { BodySink, UpstreamBody } from './upstream-body.js';
 import { closeRequestSocket, watchRequestSocket, type RequestSocket } from './request-sockets.js';
@@ -108,6 +111,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
   #held: Buffer[] = [];
   /** Pieces of the parser's current run, for a reader that joins them (BodySink.joins). */
   #joined: Buffer[] | undefined;
+  /** Where the pieces of a run are joined: the dispatcher's (create-join-buffer.ts), else a concat. */
+  readonly #joinBuffer: JoinBuffer | undefined;
   readonly #handJoined = (): void => {
     this.#flushJoined();
   };
@@ -124,8 +129,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     this.#abort?.(this.#reason());
   };
 
-  constructor(signal: AbortSignalLike, payload: Buffer | Readable | undefined, head: Head) {
+  constructor(signal: AbortSignalLike, payload: Buffer | Readable | undefined, head: Head, joinBuffer: JoinBuffer | undefined) {
     this.#signal = signal;
+    this.#joinBuffer = joinBuffer;
     // Listening before undici does, the socket is closed before undici's own abort runs.
     this.#socket = payload === undefined ? undefined : watchRequestSocket(payload);
     this.#payload = payload === undefined || Buffer.isBuffer(payload) ? undefined : payload;
@@ -174,7 +180,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
       return true;
     }
     const sink = this.#sink;
-    if (sink?.pieces !== undefined && !this.#waiting && sink.joins?.() === true) {
+    if (sink !== undefined && !this.#waiting && sink.joins?.() === true) {
       // The rest of this socket read is parsed in this same run: its pieces go to the reader
       // as one read, once the run and the turn's synchronous work are over.
       this.#joined = [chunk];
@@ -256,10 +262,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
   }
 
   /**
-   * The pieces of a parser run, to the reader as one read (BodySink.pieces). The reader said it
-   * could take them (joins), and nothing in between could change that but a step of this same
-   * stream; should it refuse them after all, reading stops at undici's next piece, as for a held
-   * read.
+   * The pieces of a parser run, to the reader as one read. The reader said it could take them
+   * (joins), and nothing in between could change that but a step of this same stream; should it
+   * refuse them after all, reading stops at undici's next piece, as for a held read.
    */
   #flushJoined(): void {
     const joined = this.#joined;
@@ -268,12 +273,10 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
     const sink = this.#sink;
     if (sink === undefined || this.#phase !== Phase.Open) return;
     const first = joined[0];
-    let taken: boolean;
-    if (joined.length === 1 && first !== undefined) taken = sink.data(first);
-    else if (sink.pieces !== undefined) taken = sink.pieces(joined);
-    // A reader named since the run began that takes no pieces (read() again): the bytes joined.
-    else taken = sink.data(Buffer.concat(joined));
-    if (!taken && this.#phase === Phase.Open && this.#sink === sink) this.#waiting = true;
+    let bytes: Buffer;
+    if (joined.length === 1 && first !== undefined) bytes = first;
+    else bytes = this.#joinBuffer === undefined ? Buffer.concat(joined) : this.#joinBuffer.join(joined);
+    if (!sink.data(bytes) && this.#phase === Phase.Open && this.#sink === sink) this.#waiting = true;
   }
 
   /** Hands the reader what it has still to hear, then lets undici read on. */
@@ -321,14 +324,17 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody {
   }
 }
 
-/** Sends the request; resolves with the answer's head once it came, rejects with what failed before it. */
-export function dispatchRequest(dispatcher: Dispatcher, options: DispatchRequestOptions): Promise<UpstreamResponse> {
+/**
+ * Sends the request; resolves with the answer's head once it came, rejects with what failed before
+ * it. A dispatcher of svir's pool lends its scratch space (dispatcher-scratch.ts).
+ */
+export function dispatchRequest(dispatcher: Dispatcher & Partial<DispatcherScratch>, options: DispatchRequestOptions): Promise<UpstreamResponse> {
   const payload = options.body;
   return new Promise((resolve, reject) => {
-    // Parsed per call (about a microsecond), not cached: no map of URLs shared by the process.
-    const url = new URL(options.url);
-    const exchange = new UpstreamExchange(options.signal, payload, { resolve, reject });
+    const { origin, path } = (dispatcher.urlParts ?? createUrlMemo())(options.url);
+    const exchange = new UpstreamExchange(options.signal, payload, { resolve, reject }, dispatcher.joinBuffer);
     // undici reports its own failures to the handler (onResponseError), a bad argument included.
-    dispatcher.dispatch({ origin: url.origin, path: `${url.pathname}${url.search}`, method: options.method, headers: options.headers, body: payload ?? null }, exchange);
+    dispatcher.dispatch({ origin, path, method: options.method, headers: options.headers, body: payload ?? null }, exchange);
   });
 }
+

@@ -176,12 +176,12 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
     return room;
   }
 
-  /** One read: its bytes, or the pieces of one parser run (BodySink.pieces). */
-  function onRead(bytes: Uint8Array | undefined, pieces: readonly Uint8Array[] | undefined): boolean {
+  /** One read (the pieces of one parser run joined, when the sink joins). */
+  function onData(bytes: Uint8Array): boolean {
     if (over) return false;
     let step: NormalizerStep | undefined;
     try {
-      const events = bytes !== undefined ? args.decoder.feed(bytes) : args.decoder.feedAll(pieces ?? []);
+      const events = args.decoder.feed(bytes);
       observer?.afterRead(events.length);
       step = pushEvents(events, args, gather);
     } catch (err) {
@@ -194,9 +194,6 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
     observer?.beforeRead();
     return true;
   }
-
-  const onData = (bytes: Uint8Array): boolean => onRead(bytes, undefined);
-  const onPieces = (pieces: readonly Uint8Array[]): boolean => onRead(undefined, pieces);
 
   function onEnd(): void {
     if (over) return;
@@ -230,7 +227,7 @@ export function pumpCleanSteps(args: ReadCleanStepsArgs, sink: StepSink): CleanS
 
   observer?.beforeRead();
   const joins = sink.joins === undefined ? undefined : (): boolean => !over && !paused && sink.joins?.() === true;
-  body.read(joins === undefined ? { data: onData, end: onEnd, error: onError } : { data: onData, end: onEnd, error: onError, joins, pieces: onPieces });
+  body.read(joins === undefined ? { data: onData, end: onEnd, error: onError } : { data: onData, end: onEnd, error: onError, joins });
 
   return {
     resume() {

@@ -5,26 +5,24 @@
  * `resume()`: a slow client holds the backend back through TCP, not through svir's memory.
  */
 export interface BodySink {
-  /** One read of the body. false: no more for now; the next read waits for `resume()`. */
+  /**
+   * One read of the body. false: no more for now; the next read waits for `resume()`. A read
+   * that joins pieces (`joins`) is the reader's only during the call: its bytes may lie in a
+   * buffer the next joined read reuses (create-join-buffer.ts), so a reader that joins copies
+   * what it keeps.
+   */
   data(bytes: Buffer): boolean;
   /** The body ended whole (the connection may serve another request). */
   end(): void;
   /** The body failed: cut, too slow, aborted (then `err` is the abort's reason). */
   error(err: unknown): void;
   /**
-   * Whether the reads that come now may reach `pieces` as one: undici hands over a socket read
+   * Whether the reads that come now may reach `data` as one: undici hands over a socket read
    * piece by piece (one call per chunk of the answer's chunked encoding, often one SSE event
-   * each), and the pieces of one run of its parser then come together at the end of the turn's
-   * microtasks. Without it (or false, or without `pieces`), each piece comes to `data` as it is
-   * parsed.
+   * each), and the pieces of one run of its parser then come together, joined, at the end of the
+   * turn's microtasks. Without it (or false), each piece comes as it is parsed.
    */
   joins?(): boolean;
-  /**
-   * The pieces of one parser run, in order, as one read (more than one; a run of one piece comes
-   * to `data`), after `joins` said the reader may take them so. false: as for `data`. Nothing
-   * copies them into one buffer: the reader takes them as they are (the SSE decoder's feedAll).
-   */
-  pieces?(pieces: readonly Buffer[]): boolean;
 }
 
 export interface UpstreamBody {

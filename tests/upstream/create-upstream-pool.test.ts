@@ -47,4 +47,17 @@ describe('createUpstreamPool', () => {
     expect(pool.dispatcherFor(config)).toBe(after);
     await pool.destroy();
   });
+
+  it('lends each backend its own scratch space: a join buffer and a URL memo, none shared', async () => {
+    const pool = createUpstreamPool();
+    const one = pool.dispatcherFor(backend());
+    const two = pool.dispatcherFor(backend({ name: 'b2', url: 'http://127.0.0.1:10/v1' }));
+    expect(one.joinBuffer).not.toBe(two.joinBuffer);
+    expect(one.urlParts).not.toBe(two.urlParts);
+    const joined = one.joinBuffer.join([Buffer.from('data: a'), Buffer.from('\n\n')]);
+    expect(joined.toString('utf8')).toBe('data: a\n\n');
+    expect(two.joinBuffer.join([Buffer.from('x'), Buffer.from('y')]).buffer).not.toBe(joined.buffer);
+    expect(one.urlParts('http://127.0.0.1:9/v1/chat/completions')).toEqual({ origin: 'http://127.0.0.1:9', path: '/v1/chat/completions' });
+    await pool.destroy();
+  });
 });

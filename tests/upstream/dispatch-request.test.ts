@@ -10,6 +10,8 @@ import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { createJoinBuffer } from '../../src/upstream/create-join-buffer.js';
+import { createUrlMemo } from '../../src/upstream/create-url-memo.js';
 import { dispatchRequest } from '../../src/upstream/dispatch-request.js';
 import type { BodySink } from '../../src/upstream/upstream-body.js';
 import { loopbackPeers, until } from '../helpers/loopback-peers.js';
@@ -42,7 +44,7 @@ function recorder(
     failed: undefined as unknown,
     reads: [] as string[],
     text: () => Buffer.concat(pieces).toString('utf8'),
-    ...(joins === undefined ? {} : { joins, pieces: (run: readonly Buffer[]) => sink.data(Buffer.concat(run)) }),
+    ...(joins === undefined ? {} : { joins }),
     data(bytes: Buffer) {
       if (sink.ended) throw new Error('a read after the end');
       pieces.push(Buffer.from(bytes));
@@ -121,32 +123,24 @@ describe('dispatchRequest', () => {
     await until(() => pieceByPiece.ended);
     expect(pieceByPiece.reads).toEqual(events);
 
-    // A reader that joins but takes no pieces (BodySink.pieces): one by one.
-    const reads: string[] = [];
-    let ended = false;
-    const joinsWithoutPieces: BodySink = {
-      joins: () => true,
-      data: (bytes) => reads.push(bytes.toString('utf8')) > 0,
-      end: () => {
-        ended = true;
-      },
-      error: () => undefined,
-    };
-    (await post(upstream, new AbortController().signal)).body.read(joinsWithoutPieces);
-    await until(() => ended);
-    expect(reads).toEqual(events);
     expect(upstream.sockets).toHaveLength(1);
   });
 
-  it('joined reads of any size, one after another, each hold their own bytes', async () => {
+  // A dispatcher of svir's pool joins into its own buffer, reused read after read; a plain one concatenates.
+  it.each([
+    ['a plain agent', (agent: Agent): Agent => agent],
+    ['a pool dispatcher', (agent: Agent): Agent => Object.assign(agent, { joinBuffer: createJoinBuffer(), urlParts: createUrlMemo() })],
+  ])('joined reads of any size, one after another, each hold their own bytes (%s)', async (_, dispatcherOf) => {
     const events = Array.from({ length: 300 }, (_, i) => `data: ${String(i).padStart(4, '0')}${'é'.repeat(400)}\n\n`);
     const upstream = await serveInOneSegment(events);
+    const dispatcher = dispatcherOf(upstream.agent);
     for (let i = 0; i < 3; i++) {
       const sink = recorder(
         () => true,
         () => true,
       );
-      (await post(upstream, new AbortController().signal)).body.read(sink);
+      const response = await dispatchRequest(dispatcher, { url: upstream.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.from('{}'), signal: new AbortController().signal });
+      response.body.read(sink);
       await until(() => sink.ended);
       // Reads may cut a character in two: their bytes, put together, are the answer's.
       expect(sink.text()).toBe(events.join(''));

@@ -287,6 +287,14 @@ function formatCases(format: RealFormat): RecordedCase[] {
         request: { ...base, messages: askWeather, tools, tool_choice: 'required', max_tokens: 200 },
       },
     );
+    if (format.twoCalls !== 'never') {
+      cases.push({
+        name: `${f}-raw-two-calls`,
+        description: `${f} with --reasoning-format none and two calls asked: the markers in content, then the two calls`,
+        server: `${f}-raw`,
+        request: { ...base, messages: askTwoCities, tools, max_tokens: 200, ...(format.twoCalls === 'required' ? { tool_choice: 'required' } : {}) },
+      });
+    }
   }
   if (format.name === 'glm-4.6') {
     // enable_thinking false: the template closes an empty think block in the prompt, and the

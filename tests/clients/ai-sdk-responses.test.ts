@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BACKEND_FLAVORS, type BackendFlavor } from './harness/backend-flavors.js';
 import { readChatRequest } from './harness/read-chat-request.js';
+import { readTextParts } from './harness/read-text-parts.js';
 import { AFTER_LOOKUPS, AFTER_LOOKUPS_EXPECTED, lookupResult } from './harness/responses-scenarios.js';
 import {
   LOOKUP_PARAMETERS,
@@ -72,15 +73,7 @@ describe.each(BACKEND_FLAVORS)('AI SDK openai provider on /v1/responses, backend
   it('streamText: reasoning parts from the summary, then text parts, a stop finish and the usage', async () => {
     rig.script(flavor, REASONING_AND_TEXT);
     const result = streamText({ model: modelOf(flavor), prompt: 'Count to three in words.', maxRetries: 0, providerOptions: SHOW_REASONING });
-    let text = '';
-    let reasoning = '';
-    const kinds: string[] = [];
-    for await (const part of result.fullStream) {
-      kinds.push(part.type);
-      if (part.type === 'text-delta') text += part.text;
-      if (part.type === 'reasoning-delta') reasoning += part.text;
-      if (part.type === 'error') throw new Error(`unexpected error part: ${JSON.stringify(part.error)}`);
-    }
+    const { text, reasoning, kinds } = await readTextParts(result.fullStream);
     expect(text).toBe(REASONING_AND_TEXT_EXPECTED.content);
     expect(reasoning).toBe(REASONING_AND_TEXT_EXPECTED.reasoning);
     expect(kinds.indexOf('reasoning-end')).toBeLessThan(kinds.indexOf('text-start'));
@@ -105,13 +98,7 @@ describe.each(BACKEND_FLAVORS)('AI SDK openai provider on /v1/responses, backend
     rig.script(flavor, REASONING_AND_TEXT);
     const sentBefore = sentToSvir.length;
     const result = streamText({ model: modelOf(flavor), prompt: 'Count to three in words.', maxRetries: 0 });
-    let text = '';
-    let reasoning = '';
-    for await (const part of result.fullStream) {
-      if (part.type === 'text-delta') text += part.text;
-      if (part.type === 'reasoning-delta') reasoning += part.text;
-      if (part.type === 'error') throw new Error(`unexpected error part: ${JSON.stringify(part.error)}`);
-    }
+    const { text, reasoning } = await readTextParts(result.fullStream);
     expect(z.looseObject({ reasoning: z.unknown().optional() }).parse(sentToSvir[sentBefore]).reasoning).toBeUndefined();
     expect(text).toBe(REASONING_AND_TEXT_EXPECTED.content);
     expect(reasoning).toBe('');

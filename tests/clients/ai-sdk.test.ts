@@ -20,6 +20,7 @@ import {
   SPLIT_INTERLEAVED_EXPECTED,
   SPLIT_INTERLEAVED_TOOL_CALLS,
 } from './harness/scenarios.js';
+import { readTextParts } from './harness/read-text-parts.js';
 import { useClientRig } from './harness/use-client-rig.js';
 
 const rig = useClientRig();
@@ -41,15 +42,7 @@ describe.each(BACKEND_FLAVORS)('AI SDK, backend $name', (flavor) => {
   it('streamText: reasoning parts, text parts, a stop finish and the usage', async () => {
     rig.script(flavor, REASONING_AND_TEXT);
     const result = streamText({ model: modelOf(flavor), prompt: 'Count to three in words.', maxRetries: 0 });
-    let text = '';
-    let reasoning = '';
-    const kinds: string[] = [];
-    for await (const part of result.fullStream) {
-      kinds.push(part.type);
-      if (part.type === 'text-delta') text += part.text;
-      if (part.type === 'reasoning-delta') reasoning += part.text;
-      if (part.type === 'error') throw new Error(`unexpected error part: ${JSON.stringify(part.error)}`);
-    }
+    const { text, reasoning, kinds } = await readTextParts(result.fullStream);
     expect(text).toBe(REASONING_AND_TEXT_EXPECTED.content);
     expect(reasoning).toBe(REASONING_AND_TEXT_EXPECTED.reasoning);
     // One reasoning block, then one text block: reasoning never lands in the text.

@@ -22,6 +22,7 @@ import { startMlxVlmServer } from '../fakes/mlx-vlm-server.js';
 import { SECOND_LOCKER_ARGUMENTS, startOllamaServer } from '../fakes/ollama-server.js';
 import type { ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startVllmServer } from '../fakes/vllm-server.js';
+import { readTextParts } from './harness/read-text-parts.js';
 
 interface FakeBackend {
   name: string;
@@ -143,13 +144,7 @@ describe.each(FAKES)('clients in front of the $name fake: counting, with reasoni
   it('AI SDK: reasoning parts and text parts', async () => {
     const provider = createOpenAICompatible({ name: 'svir', baseURL, apiKey: KEY });
     const result = streamText({ model: provider.chatModel(fake.model), prompt: ask, maxRetries: 0, providerOptions: { svir: { reasoningEffort: 'low' } } });
-    let text = '';
-    let reasoning = '';
-    for await (const part of result.fullStream) {
-      if (part.type === 'text-delta') text += part.text;
-      if (part.type === 'reasoning-delta') reasoning += part.text;
-      if (part.type === 'error') throw new Error(JSON.stringify(part.error));
-    }
+    const { text, reasoning } = await readTextParts(result.fullStream);
     expect(text.trimStart()).toBe(COUNT_ANSWER);
     expect(reasoning.trimEnd()).toBe(expectedReasoning);
   });

@@ -10,10 +10,9 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
-import type { IdKind } from '../../src/ids/create-id-maker.js';
 import { sse, type ScriptedResponse } from '../fakes/scripted-upstream.js';
 import { expectCleanStream } from '../helpers/expect-clean-stream.js';
-import { FIXTURE_NOW_MS, loadFixtures, splitAtSeededOffsets } from '../helpers/replay-fixture.js';
+import { FIXTURE_NOW_MS, fixtureIds, loadFixtures, splitAtSeededOffsets } from '../helpers/replay-fixture.js';
 import { sseData, startSvir, type StartSvirOptions, type SvirUnderTest } from '../server/start-svir.js';
 
 const [EVERYTHING] = loadFixtures(fileURLToPath(new URL('../fixtures/generic', import.meta.url))).filter(
@@ -27,17 +26,6 @@ const TOOLS = [
   { type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } },
 ];
 const MESSAGES = [{ role: 'user' as const, content: 'Weather in Zürich, and look things up.' }];
-
-/** The ids the fixture was written with. */
-function fixtureIds(): (kind: IdKind) => string {
-  const counts = { completion: 0, call: 0, request: 0 };
-  return (kind) => {
-    counts[kind] += 1;
-    if (kind === 'completion') return `chatcmpl-svir-${counts[kind]}`;
-    if (kind === 'call') return `call_svir_${counts[kind]}`;
-    return `request-${counts[kind]}`;
-  };
-}
 
 let svir: SvirUnderTest | undefined;
 afterEach(async () => {

@@ -12,6 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { z } from 'zod';
+import type { IdKind } from '../../src/ids/create-id-maker.js';
 import type { StreamContext } from '../../src/normalize/stream-context.js';
 import { createStreamMemo } from '../../src/normalize/stream-memo.js';
 import { SvirError } from '../../src/errors.js';
@@ -62,14 +63,23 @@ export function fixtureContext(overrides: Partial<StreamContext> = {}): StreamCo
 /** Fixed clock: created = 1750000000. */
 export const FIXTURE_NOW_MS = 1_750_000_000_000;
 
-/** Counters instead of random ids: `chatcmpl-svir-1`, `call_svir_1`, `call_svir_2`, ... */
-export function fixtureDeps(): NormalizerDeps {
-  let completions = 0;
-  let calls = 0;
-  return {
-    makeId: (kind) => (kind === 'completion' ? `chatcmpl-svir-${++completions}` : `call_svir_${++calls}`),
-    now: () => FIXTURE_NOW_MS,
+/**
+ * Counters instead of random ids, one count per kind: `chatcmpl-svir-1`, `call_svir_1`,
+ * `call_svir_2`, `request-1`, ... (the ids the fixtures were written with; a server's makeId too).
+ */
+export function fixtureIds(): (kind: IdKind) => string {
+  const counts = { completion: 0, call: 0, request: 0 };
+  return (kind) => {
+    counts[kind] += 1;
+    if (kind === 'completion') return `chatcmpl-svir-${counts[kind]}`;
+    if (kind === 'call') return `call_svir_${counts[kind]}`;
+    return `request-${counts[kind]}`;
   };
+}
+
+/** The normalizer's deps for fixtures: fixtureIds and the fixed clock. */
+export function fixtureDeps(): NormalizerDeps {
+  return { makeId: fixtureIds(), now: () => FIXTURE_NOW_MS };
 }
 
 const utf8 = new TextEncoder();

@@ -11,9 +11,8 @@ import { z } from 'zod';
 import { ERROR_CATALOGUE } from '../../src/errors.js';
 import type { CleanChunk } from '../../src/normalize/clean-chunk.js';
 import { foldChunks } from '../../src/normalize/fold-chunks.js';
-import type { IdKind } from '../../src/ids/create-id-maker.js';
 import { expectCleanStream } from '../helpers/expect-clean-stream.js';
-import { FIXTURE_NOW_MS, loadFixtures, splitAtSeededOffsets, type Fixture } from '../helpers/replay-fixture.js';
+import { FIXTURE_NOW_MS, fixtureIds, loadFixtures, splitAtSeededOffsets, type Fixture } from '../helpers/replay-fixture.js';
 import { errorCodeOf, postChat, sseData, startSvir, type SvirUnderTest } from './start-svir.js';
 
 const FIXTURES: { fixture: Fixture; type: string; name: string }[] = (
@@ -31,17 +30,6 @@ afterEach(async () => {
   await svir?.close();
   svir = undefined;
 });
-
-/** The same ids the fixtures were written with: `chatcmpl-svir-N`, `call_svir_N`. */
-function fixtureIds(): (kind: IdKind) => string {
-  const counts = { completion: 0, call: 0, request: 0 };
-  return (kind) => {
-    counts[kind] += 1;
-    if (kind === 'completion') return `chatcmpl-svir-${counts[kind]}`;
-    if (kind === 'call') return `call_svir_${counts[kind]}`;
-    return `request-${counts[kind]}`;
-  };
-}
 
 async function serve(fixture: Fixture, type: string, pieces: readonly Uint8Array[]): Promise<SvirUnderTest> {
   const ctx = fixture.spec.ctx ?? {};

@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { fakeChatBodySchema, type FakeChatBody } from './fake-model.js';
+import { cutAt } from '../helpers/cut-at.js';
 
 /** One step of a scripted SSE body. */
 export type Piece =
@@ -114,14 +115,7 @@ export function sse(...payloads: (string | Record<string, unknown>)[]): string {
 /** Splits text into pieces at the given byte offsets (UTF-8), to place boundaries anywhere. */
 export function splitBytes(text: string, offsets: readonly number[]): Uint8Array[] {
   const bytes = Buffer.from(text, 'utf8');
-  const cuts = [...new Set(offsets.filter((o) => o > 0 && o < bytes.length))].sort((a, b) => a - b);
-  const pieces: Uint8Array[] = [];
-  let start = 0;
-  for (const cut of [...cuts, bytes.length]) {
-    pieces.push(bytes.subarray(start, cut));
-    start = cut;
-  }
-  return pieces;
+  return cutAt(bytes, [...new Set(offsets.filter((o) => o > 0 && o < bytes.length))].sort((a, b) => a - b));
 }
 
 function key(method: string, path: string): string {

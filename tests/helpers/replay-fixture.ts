@@ -22,6 +22,7 @@ import type { Part, SseEvent } from '../../src/normalize/parts.js';
 import { readOpenAIEvent } from '../../src/normalize/read-openai-event.js';
 import { createSseDecoder } from '../../src/normalize/sse-decoder.js';
 import { seededRandom } from '../../bench/seeded-random.js';
+import { cutAt } from './cut-at.js';
 
 export type ReadEvent = (event: SseEvent, ctx: StreamContext) => Part[];
 
@@ -163,15 +164,7 @@ export function splitAtSeededOffsets(bytes: Uint8Array, seed: number): Uint8Arra
   pick(insidePrefix.filter((offset) => offset < bytes.length));
   pick(insideCrLf);
 
-  const offsets = [...cuts].sort((a, b) => a - b);
-  const pieces: Uint8Array[] = [];
-  let start = 0;
-  for (const offset of offsets) {
-    pieces.push(bytes.subarray(start, offset));
-    start = offset;
-  }
-  pieces.push(bytes.subarray(start));
-  return pieces;
+  return cutAt(bytes, [...cuts].sort((a, b) => a - b));
 }
 
 const reasoningMarkersSchema = z.strictObject({ open: z.string().min(1), close: z.string().min(1) });

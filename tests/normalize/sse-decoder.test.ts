@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SvirError } from '../../src/errors.js';
 import { createSseDecoder } from '../../src/normalize/sse-decoder.js';
 import type { SseEvent } from '../../src/normalize/parts.js';
+import { cutAt } from '../helpers/cut-at.js';
 
 const utf8 = new TextEncoder();
 
@@ -245,13 +246,5 @@ describe('createSseDecoder on random input (fast-check, fixed seed)', () => {
 });
 
 function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const offsets = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
-  const pieces: Uint8Array[] = [];
-  let start = 0;
-  for (const offset of offsets) {
-    pieces.push(bytes.subarray(start, offset));
-    start = offset;
-  }
-  pieces.push(bytes.subarray(start));
-  return pieces;
+  return cutAt(bytes, [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b));
 }

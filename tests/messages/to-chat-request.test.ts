@@ -6,9 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SvirError } from '../../src/errors.js';
+import type { SvirError } from '../../src/errors.js';
 import { messagesRequestSchema } from '../../src/messages/messages-request.js';
 import { toChatRequest } from '../../src/messages/to-chat-request.js';
+import { refusalOf } from '../helpers/refusal-of.js';
 
 function translate(body: Record<string, unknown>, betas: string[] = []) {
   return toChatRequest(messagesRequestSchema.parse({ model: 'm', max_tokens: 100, ...body }), betas);
@@ -20,13 +21,7 @@ function captured(name: string): Record<string, unknown> {
 }
 
 function refusal(body: Record<string, unknown>): SvirError {
-  try {
-    translate(body);
-  } catch (err) {
-    if (err instanceof SvirError) return err;
-    throw err;
-  }
-  throw new Error('the request was not refused');
+  return refusalOf(() => translate(body));
 }
 
 describe("Claude Code's first turn (captured)", () => {

@@ -11,6 +11,7 @@ import { resolveInputItems } from '../../src/responses/resolve-input-items.js';
 import { responsesRequestSchema } from '../../src/responses/responses-request.js';
 import { CHAT_NAMES, READ_FIELDS, toChatRequest, type TranslatedRequest } from '../../src/responses/to-chat-request.js';
 import type { InputItem } from '../../src/responses/input-item.js';
+import { refusalOf } from '../helpers/refusal-of.js';
 
 function translate(body: Record<string, unknown>, lookup: (id: string) => InputItem | undefined = () => undefined): TranslatedRequest {
   const request = responsesRequestSchema.parse({ model: 'm', ...body });
@@ -20,13 +21,7 @@ function translate(body: Record<string, unknown>, lookup: (id: string) => InputI
 }
 
 function refusal(body: Record<string, unknown>): SvirError {
-  try {
-    translate(body);
-  } catch (err) {
-    if (err instanceof SvirError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
+  return refusalOf(() => translate(body));
 }
 
 const weatherTool = { type: 'function', name: 'weather', description: 'Weather', parameters: { type: 'object', properties: {} }, strict: false };

@@ -11,6 +11,8 @@
  * In the server the same work costs several times more (shared, megamorphic call sites; GC):
  * compare stages with each other and builds with each other, not with the load figures.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chatRequestSchema } from '../src/requests/chat-request.js';
 import type { CleanChunk } from '../src/normalize/clean-chunk.js';
@@ -30,6 +32,8 @@ import { chatRequestBody, responsesRequestBody } from './request-body.js';
 
 const CHAT_BODY = chatRequestBody();
 const RESPONSES_BODY = responsesRequestBody();
+/** A real Codex CLI first turn (46 KB: nine tools, one a namespace, and web_search). */
+const CODEX_BODY = readFileSync(fileURLToPath(new URL('../tests/fixtures/responses/codex-request.json', import.meta.url)), 'utf8');
 
 const WORDS = 'The quick answer is that a proxy should never be noticed by its users'.split(' ');
 const ENVELOPE = { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_760_000_000, model: 'bench-model' } as const;
@@ -43,8 +47,8 @@ const CHUNKS: CleanChunk[] = [
 let next = 0;
 const makeId = (kind: string): string => `${kind}_${(next++).toString(16).padStart(24, '0')}`;
 
-function readRequest(): ResponsesRequest {
-  const parsed = responsesRequestSchema.safeParse(JSON.parse(RESPONSES_BODY));
+function readRequest(body = RESPONSES_BODY): ResponsesRequest {
+  const parsed = responsesRequestSchema.safeParse(JSON.parse(body));
   if (!parsed.success) throw new Error('the bench request does not parse');
   return parsed.data;
 }
@@ -75,6 +79,10 @@ const STAGES: Record<string, () => unknown> = {
   },
   'responses: request read and translated': () => {
     const request = readRequest();
+    return [toChatRequest(request, inputOf(request)), echoRequest(request)];
+  },
+  'responses: Codex turn read and translated': () => {
+    const request = readRequest(CODEX_BODY);
     return [toChatRequest(request, inputOf(request)), echoRequest(request)];
   },
   'responses: 67 chunks as events': () => {

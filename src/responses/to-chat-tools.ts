@@ -46,7 +46,7 @@ export interface ChatTools {
   dropped: string[];
 }
 
-function toChatTool(tool: z.infer<typeof functionToolSchema>, name: string): ChatFunctionTool {
+function toChatTool(tool: FunctionTool, name: string): ChatFunctionTool {
   const fn: ChatFunctionTool['function'] = { name };
   if (typeof tool.description === 'string') fn.description = tool.description;
   if (tool.parameters !== null && tool.parameters !== undefined) fn.parameters = tool.parameters;
@@ -55,14 +55,46 @@ function toChatTool(tool: z.infer<typeof functionToolSchema>, name: string): Cha
   return { type: 'function', function: fn };
 }
 
+/** A function tool readFunctionTool did not take: the schema's reading, or the 400 naming what is wrong. */
+function parseFunctionTool(entry: unknown, where: string): FunctionTool {
+  const parsed = functionToolSchema.safeParse(entry);
+  if (!parsed.success) throw invalid(where, parsed.error);
+  return parsed.data;
+}
+
 function invalid(where: string, error: z.ZodError): SvirError {
   const issue = error.issues[0];
   const detail = issue === undefined ? 'invalid' : `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`;
   return new SvirError('invalid_request', { param: where, message: `Invalid request: ${where}: ${detail}.` });
 }
 
-function isFunctionTool(entry: unknown): boolean {
-  return entry !== null && typeof entry === 'object' && 'type' in entry && entry.type === 'function';
+type FunctionTool = z.infer<typeof functionToolSchema>;
+
+function isNullish(value: unknown): value is null | undefined {
+  return value === null || value === undefined;
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * A function tool that functionToolSchema would take, read field by field (the fields it reads,
+ * checked as it checks them), else undefined: the schema then reads it and names what is wrong.
+ * A Codex turn sends about ten tools, whose schemas zod copied key by key on every request
+ * (bench/README.md, responses-micro.ts); the tool is read in place, and nothing downstream
+ * changes a tool (adapters copy what they rewrite).
+ */
+function readFunctionTool(entry: unknown): FunctionTool | undefined {
+  if (!isPlainRecord(entry) || entry['type'] !== 'function') return undefined;
+  const { name, description, parameters, strict } = entry;
+  if (typeof name !== 'string' || name.length < 1 || name.length > 256) return undefined;
+  if (!isNullish(description) && typeof description !== 'string') return undefined;
+  if (!isNullish(parameters) && !isPlainRecord(parameters)) return undefined;
+  if (!isNullish(strict) && typeof strict !== 'boolean') return undefined;
+  return { type: 'function', name, description, parameters, strict };
 }
 
 export function toChatTools(raw: readonly unknown[]): ChatTools {
@@ -85,20 +117,17 @@ export function toChatTools(raw: readonly unknown[]): ChatTools {
   raw.forEach((entry, i) => {
     const where = `tools[${i}]`;
     // The common tool (a well-formed function) is read once; any other goes the long way, which names what is wrong.
-    if (isFunctionTool(entry)) {
-      const parsed = functionToolSchema.safeParse(entry);
-      if (parsed.success) {
-        add(toChatTool(parsed.data, parsed.data.name), where);
-        return;
-      }
+    const fast = readFunctionTool(entry);
+    if (fast !== undefined) {
+      add(toChatTool(fast, fast.name), where);
+      return;
     }
     const typed = typedSchema.safeParse(entry);
     if (!typed.success) throw invalid(where, typed.error);
     const type = typed.data.type;
     if (type === 'function') {
-      const parsed = functionToolSchema.safeParse(entry);
-      if (!parsed.success) throw invalid(where, parsed.error);
-      add(toChatTool(parsed.data, parsed.data.name), where);
+      const parsed = parseFunctionTool(entry, where);
+      add(toChatTool(parsed, parsed.name), where);
       return;
     }
     if (type === 'namespace') {
@@ -111,11 +140,10 @@ export function toChatTools(raw: readonly unknown[]): ChatTools {
           dropped.push(`${inner.type} tool in namespace ${namespace}`);
           return;
         }
-        const fn = functionToolSchema.safeParse(inner);
-        if (!fn.success) throw invalid(innerWhere, fn.error);
-        const flat = flatToolName(namespace, fn.data.name);
-        add(toChatTool(fn.data, flat), innerWhere);
-        origins.set(flat, { name: fn.data.name, namespace });
+        const fn = readFunctionTool(inner) ?? parseFunctionTool(inner, innerWhere);
+        const flat = flatToolName(namespace, fn.name);
+        add(toChatTool(fn, flat), innerWhere);
+        origins.set(flat, { name: fn.name, namespace });
       });
       return;
     }

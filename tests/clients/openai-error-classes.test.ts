@@ -15,8 +15,8 @@ import { contextOverflowResponse } from './harness/context-overflow-response.js'
 import { startSvir } from '../faults/start-svir.js';
 import { useClientRig } from './harness/use-client-rig.js';
 import { closedPort } from '../helpers/closed-port.js';
+import { apiFailureOf, type ApiError } from '../helpers/api-failure-of.js';
 
-type ApiError = InstanceType<typeof OpenAI.APIError>;
 type ErrorClass = new (...args: never[]) => ApiError;
 
 /** The body every svir error has: exactly these four keys. */
@@ -53,15 +53,6 @@ let client: OpenAI;
 beforeAll(async () => {
   client = new OpenAI({ baseURL: rig.baseURL, apiKey: rig.apiKey, maxRetries: 0 });
 });
-
-async function failureOf(promise: Promise<unknown>): Promise<ApiError> {
-  const outcome = await promise.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(outcome instanceof OpenAI.APIError)) throw new Error(`expected an APIError, got ${String(outcome)}`);
-  return outcome;
-}
 
 function expectSvirError(err: ApiError, code: ErrorCode, errorClass: ErrorClass): void {
   expect(err).toBeInstanceOf(errorClass);
@@ -116,12 +107,12 @@ const title = (code: keyof typeof CASES): string => `${code}: ${CASES[code]}`;
 
 describe('errors svir raises itself', () => {
   it(title('invalid_json'), async () => {
-    const err = await failureOf(client.post('/chat/completions', { body: '{"model": "x", "messages": [', headers: { 'content-type': 'application/json' } }));
+    const err = await apiFailureOf(client.post('/chat/completions', { body: '{"model": "x", "messages": [', headers: { 'content-type': 'application/json' } }));
     expectSvirError(err, 'invalid_json', OpenAI.BadRequestError);
   });
 
   it(title('invalid_request'), async () => {
-    const err = await failureOf(client.chat.completions.create({ model: flavor('openai').clientModel, messages: hello, n: 2 }));
+    const err = await apiFailureOf(client.chat.completions.create({ model: flavor('openai').clientModel, messages: hello, n: 2 }));
     expectSvirError(err, 'invalid_request', OpenAI.BadRequestError);
     expect(err.message).toMatch(/\bn\b/);
   });
@@ -129,7 +120,7 @@ describe('errors svir raises itself', () => {
   it(title('unsupported_content'), async () => {
     const target = flavor('mlx-lm');
     const before = rig.upstreamOf(target).requestsTo('POST', target.chatPath).length;
-    const err = await failureOf(
+    const err = await apiFailureOf(
       client.chat.completions.create({
         model: target.clientModel,
         messages: [
@@ -149,24 +140,24 @@ describe('errors svir raises itself', () => {
 
   it(title('invalid_api_key'), async () => {
     const stranger = new OpenAI({ baseURL: rig.baseURL, apiKey: 'sk-wrong', maxRetries: 0 });
-    const err = await failureOf(stranger.chat.completions.create({ model: flavor('openai').clientModel, messages: hello }));
+    const err = await apiFailureOf(stranger.chat.completions.create({ model: flavor('openai').clientModel, messages: hello }));
     expectSvirError(err, 'invalid_api_key', OpenAI.AuthenticationError);
   });
 
   it(title('model_not_found'), async () => {
-    const err = await failureOf(client.chat.completions.create({ model: 'no-such-model', messages: hello }));
+    const err = await apiFailureOf(client.chat.completions.create({ model: 'no-such-model', messages: hello }));
     expectSvirError(err, 'model_not_found', OpenAI.NotFoundError);
     expect(err.message).toContain('no-such-model');
   });
 
   it(title('response_not_found'), async () => {
-    const err = await failureOf(client.responses.retrieve('resp_never_stored'));
+    const err = await apiFailureOf(client.responses.retrieve('resp_never_stored'));
     expectSvirError(err, 'response_not_found', OpenAI.NotFoundError);
     expect(err.message).toContain('resp_never_stored');
   });
 
   it(title('item_not_found'), async () => {
-    const err = await failureOf(
+    const err = await apiFailureOf(
       client.responses.create({ model: flavor('openai').clientModel, input: [{ role: 'user', content: 'Hello.' }, { type: 'item_reference', id: 'rs_never_stored' }] }),
     );
     expectSvirError(err, 'item_not_found', OpenAI.NotFoundError);
@@ -174,29 +165,29 @@ describe('errors svir raises itself', () => {
   });
 
   it(title('not_found'), async () => {
-    const err = await failureOf(client.get('/no-such-route'));
+    const err = await apiFailureOf(client.get('/no-such-route'));
     expectSvirError(err, 'not_found', OpenAI.NotFoundError);
   });
 
   it(title('method_not_allowed'), async () => {
-    const err = await failureOf(client.get('/chat/completions'));
+    const err = await apiFailureOf(client.get('/chat/completions'));
     expectSvirError(err, 'method_not_allowed', OpenAI.APIError);
   });
 
   it(title('request_too_large'), async () => {
-    const err = await failureOf(
+    const err = await apiFailureOf(
       client.chat.completions.create({ model: flavor('openai').clientModel, messages: [{ role: 'user', content: 'x'.repeat(BODY_LIMIT * 2) }] }),
     );
     expectSvirError(err, 'request_too_large', OpenAI.APIError);
   });
 
   it(title('unsupported_media_type'), async () => {
-    const err = await failureOf(client.post('/chat/completions', { body: 'hello', headers: { 'content-type': 'text/plain' } }));
+    const err = await apiFailureOf(client.post('/chat/completions', { body: 'hello', headers: { 'content-type': 'text/plain' } }));
     expectSvirError(err, 'unsupported_media_type', OpenAI.APIError);
   });
 
   it(title('backend_unavailable'), async () => {
-    const err = await failureOf(client.chat.completions.create({ model: OFFLINE_MODEL, messages: hello }));
+    const err = await apiFailureOf(client.chat.completions.create({ model: OFFLINE_MODEL, messages: hello }));
     expectSvirError(err, 'backend_unavailable', OpenAI.InternalServerError);
     expect(err.headers?.get('retry-after')).toMatch(/^\d+$/);
     expect(err.message).toContain('offline');
@@ -210,7 +201,7 @@ describe('errors svir raises itself', () => {
     );
     try {
       const offline = new OpenAI({ baseURL: `${replica.url}/v1`, apiKey: 'unused', maxRetries: 0 });
-      const err = await failureOf(offline.responses.retrieve('resp_0123'));
+      const err = await apiFailureOf(offline.responses.retrieve('resp_0123'));
       expectSvirError(err, 'store_unavailable', OpenAI.InternalServerError);
     } finally {
       await replica.close();
@@ -223,14 +214,14 @@ describe.each([false, true])('errors from the backend, stream %s', (stream) => {
     for (const target of BACKEND_FLAVORS) {
       const response = contextOverflowResponse(target.dialect);
       if (response === undefined) continue;
-      const err = await failureOf(chat(target, stream, response));
+      const err = await apiFailureOf(chat(target, stream, response));
       expectSvirError(err, 'context_length_exceeded', OpenAI.BadRequestError);
       expect(err.message, target.name).toContain('maximum context length');
     }
   });
 
   it(title('content_filter'), async () => {
-    const err = await failureOf(
+    const err = await apiFailureOf(
       chat(flavor('azure'), stream, {
         kind: 'body',
         status: 400,
@@ -251,7 +242,7 @@ describe.each([false, true])('errors from the backend, stream %s', (stream) => {
   });
 
   it(title('rate_limit_exceeded'), async () => {
-    const err = await failureOf(
+    const err = await apiFailureOf(
       chat(flavor('openai'), stream, {
         kind: 'body',
         status: 429,
@@ -265,7 +256,7 @@ describe.each([false, true])('errors from the backend, stream %s', (stream) => {
 
   it(title('upstream_auth_failed'), async () => {
     const target = flavor('azure');
-    const err = await failureOf(
+    const err = await apiFailureOf(
       chat(target, stream, { kind: 'body', status: 401, body: { error: { code: '401', message: 'Access denied due to invalid subscription key.' } } }),
     );
     expectSvirError(err, 'upstream_auth_failed', OpenAI.InternalServerError);
@@ -273,18 +264,18 @@ describe.each([false, true])('errors from the backend, stream %s', (stream) => {
   });
 
   it(title('upstream_error'), async () => {
-    const failed = await failureOf(chat(flavor('vllm'), stream, { kind: 'body', status: 500, body: { error: { message: 'EngineCore died', type: 'InternalServerError', code: 500 } } }));
+    const failed = await apiFailureOf(chat(flavor('vllm'), stream, { kind: 'body', status: 500, body: { error: { message: 'EngineCore died', type: 'InternalServerError', code: 500 } } }));
     expectSvirError(failed, 'upstream_error', OpenAI.InternalServerError);
-    const notStream = await failureOf(chat(flavor('lmstudio'), stream, { kind: 'body', status: 200, headers: { 'content-type': 'text/html' }, body: '<html>proxy login</html>' }));
+    const notStream = await apiFailureOf(chat(flavor('lmstudio'), stream, { kind: 'body', status: 200, headers: { 'content-type': 'text/html' }, body: '<html>proxy login</html>' }));
     expectSvirError(notStream, 'upstream_error', OpenAI.InternalServerError);
     expect(JSON.stringify(notStream.error)).not.toContain('<html>');
   });
 
   it(title('upstream_timeout'), async () => {
     // A server that never answers, and one that sends its headers and then nothing.
-    const silent = await failureOf(chat(flavor('llamacpp'), stream, { kind: 'handler', handle: () => undefined }));
+    const silent = await apiFailureOf(chat(flavor('llamacpp'), stream, { kind: 'handler', handle: () => undefined }));
     expectSvirError(silent, 'upstream_timeout', OpenAI.InternalServerError);
-    const stalled = await failureOf(chat(flavor('vllm'), stream, { kind: 'sse', pieces: [], finish: 'hang' }));
+    const stalled = await apiFailureOf(chat(flavor('vllm'), stream, { kind: 'sse', pieces: [], finish: 'hang' }));
     expectSvirError(stalled, 'upstream_timeout', OpenAI.InternalServerError);
   });
 });

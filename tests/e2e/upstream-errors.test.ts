@@ -14,12 +14,11 @@ import { createLogger } from '../../src/logging/create-logger.js';
 import { buildServer } from '../../src/server.js';
 import { startScriptedUpstream, type ScriptedResponse, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { UPSTREAM_ERROR_FORMS, type UpstreamErrorForm } from '../errors/upstream-error-forms.js';
+import { apiFailureOf, type ApiError } from '../helpers/api-failure-of.js';
 
 const SVIR_KEY = 'svir-config-key-5b1e77';
 const SVIR_ENV_KEY = 'svir-env-key-90ac3d';
 const BACKEND_KEY = 'backend-secret-key-c0ffee';
-
-type ApiError = InstanceType<typeof OpenAI.APIError>;
 
 /** Chat path per backend type: Azure's v1 route lives under /openai/v1. */
 function chatPath(type: BackendType): string {
@@ -78,15 +77,6 @@ function script(type: BackendType, ...responses: ScriptedResponse[]): void {
   upstream.route('POST', chatPath(type), ...responses);
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<ApiError> {
-  const outcome = await promise.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(outcome instanceof OpenAI.APIError)) throw new Error(`expected an APIError, got ${String(outcome)}`);
-  return outcome;
-}
-
 const hello = [{ role: 'user' as const, content: 'Hello.' }];
 
 function ask(type: BackendType, stream: boolean, apiClient: OpenAI = client): Promise<unknown> {
@@ -112,7 +102,7 @@ const cases = UPSTREAM_ERROR_FORMS.flatMap((form) => {
 describe('every upstream error form through svir and the openai client', () => {
   it.each(cases)('%s', async (_name, type, form, stream) => {
     script(type, responseFor(form));
-    const err = await failureOf(ask(type, stream));
+    const err = await apiFailureOf(ask(type, stream));
     expect(err).toBeInstanceOf(classFor(form.expected.status));
     expect(err).not.toBeInstanceOf(OpenAI.AuthenticationError);
     expect(err.status).toBe(form.expected.status);
@@ -133,7 +123,7 @@ describe('every upstream error form through svir and the openai client', () => {
 describe('a client never sees a 401 that was not about its own key', () => {
   it('svir\'s own missing or wrong key is an AuthenticationError with WWW-Authenticate', async () => {
     for (const apiKey of ['wrong-key', BACKEND_KEY]) {
-      const err = await failureOf(ask('openai', false, new OpenAI({ baseURL, apiKey, maxRetries: 0 })));
+      const err = await apiFailureOf(ask('openai', false, new OpenAI({ baseURL, apiKey, maxRetries: 0 })));
       expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
       expect(err.status).toBe(401);
       expect(err.code).toBe('invalid_api_key');
@@ -147,7 +137,7 @@ describe('a client never sees a 401 that was not about its own key', () => {
 
   it('the key from SVIR_API_KEYS is taken as well as the config\'s', async () => {
     script('openai', { kind: 'body', status: 500, body: { error: { message: 'boom' } } });
-    const err = await failureOf(ask('openai', false, new OpenAI({ baseURL, apiKey: SVIR_ENV_KEY, maxRetries: 0 })));
+    const err = await apiFailureOf(ask('openai', false, new OpenAI({ baseURL, apiKey: SVIR_ENV_KEY, maxRetries: 0 })));
     expect(err.status).toBe(502);
   });
 
@@ -157,7 +147,7 @@ describe('a client never sees a 401 that was not about its own key', () => {
 
   it.each([false, true])('a server that stalls its 401 body is answered 502 at once (stream: %s)', async (stream) => {
     script('vllm', { kind: 'body', status: 401, headers: { 'content-type': 'application/json' }, stall: true });
-    const err = await failureOf(ask('vllm', stream));
+    const err = await apiFailureOf(ask('vllm', stream));
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect(err).not.toBeInstanceOf(OpenAI.AuthenticationError);
     expect(err.status).toBe(502);
@@ -181,7 +171,7 @@ describe('a client never sees a 401 that was not about its own key', () => {
 describe('answers that are not an event stream', () => {
   it.each([false, true])('a 200 JSON answer is an InternalServerError 502 upstream_error (stream: %s)', async (stream) => {
     script('mlx-lm', { kind: 'body', status: 200, body: { id: 'x', object: 'chat.completion', choices: [] } });
-    const err = await failureOf(ask('mlx-lm', stream));
+    const err = await apiFailureOf(ask('mlx-lm', stream));
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect(err.status).toBe(502);
     expect(err.code).toBe('upstream_error');

@@ -124,18 +124,23 @@ function firstBytesGate(): { gate: Promise<void>; open: () => void } {
   return { gate, open };
 }
 
-async function expectServing(stream: boolean): Promise<void> {
-  upstream.enqueue(helloScript());
-  const answer = await chat(stream);
-  expect(answer.status).toBe(200);
+/** The whole hello answer, streamed (clean, no error, [DONE] last) or not. */
+function expectHello(text: string, stream: boolean): void {
   if (stream) {
-    const parsed = parseCleanStream(answer.text);
+    const parsed = parseCleanStream(text);
     expect(parsed.errors).toEqual([]);
     expect(parsed.content).toBe('Hello world!');
     expect(parsed.doneLast).toBe(true);
   } else {
-    expect(answer.text).toContain('Hello world!');
+    expect(text).toContain('Hello world!');
   }
+}
+
+async function expectServing(stream: boolean): Promise<void> {
+  upstream.enqueue(helloScript());
+  const answer = await chat(stream);
+  expect(answer.status).toBe(200);
+  expectHello(answer.text, stream);
 }
 
 const cases = FAULT_KINDS.flatMap((kind) =>
@@ -167,14 +172,7 @@ describe('upstream faults through svir', () => {
 
     if (expected.complete) {
       expect(answer.status, answer.text.slice(0, 400)).toBe(200);
-      if (stream) {
-        const parsed = parseCleanStream(answer.text);
-        expect(parsed.errors).toEqual([]);
-        expect(parsed.content).toBe('Hello world!');
-        expect(parsed.doneLast).toBe(true);
-      } else {
-        expect(answer.text).toContain('Hello world!');
-      }
+      expectHello(answer.text, stream);
     } else if (expected.inStream) {
       expect(answer.status).toBe(200);
       const parsed = parseCleanStream(answer.text);

@@ -17,10 +17,11 @@
  * after that is written at once; the CLI's graceful shutdown calls flush() before it exits. Only
  * a kill the process cannot see (SIGKILL) loses what waits.
  *
- * On a blocking descriptor a write waits while the pipe is full and its reader does not read, as
- * Node's own process.stdout does on a pipe or a file. On a non-blocking one (Node makes a pipe so
- * once process.stdout is opened on it) EAGAIN keeps the lines, tried again on a short timer while
- * the process runs, and at exit for up to EXIT_WAIT_MS. When the reader is gone (EPIPE), lines are
+ * A reader that stops reading costs memory, not the event loop: stdout (or stderr) is opened
+ * through Node's process.stdout first, and on a pipe or a socket that makes the descriptor
+ * non-blocking, so a full pipe answers EAGAIN instead of holding the write; the lines wait,
+ * tried again on a short timer while the process runs, and at exit for up to EXIT_WAIT_MS (a
+ * file never fills; a terminal Node keeps blocking). When the reader is gone (EPIPE), lines are
  * dropped, as pino does.
  */
 import { writeSync } from 'node:fs';
@@ -43,6 +44,10 @@ function isCode(err: unknown, code: string): boolean {
 }
 
 export function createLogDestination(fd = 1): LogDestination {
+  // Opened here, not at the first write: on a pipe or a socket libuv puts the descriptor in
+  // non-blocking mode (the stream itself is never written to, and does not keep the process up).
+  if (fd === 1) void process.stdout.fd;
+  else if (fd === 2) void process.stderr.fd;
   /** The lines not yet handed to the kernel, oldest first: a string, or bytes once cut by a partial write. */
   let waiting: string | Buffer = '';
   let scheduled = false;

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtSvir } from '../contract/harness/built-svir.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -18,10 +19,15 @@ interface Child {
   stderr(): string;
   exited: Promise<number | null>;
   kill(signal: NodeJS.Signals): void;
+  resume(): void;
 }
 
-function start(args: string[], env: Record<string, string> = {}, readAfterMs = 0): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+/**
+ * `args` run under the TypeScript loader unless the first is a .mjs file; `paused`: stdout is not
+ * read until resume() (the reader stalls meanwhile).
+ */
+function start(args: string[], env: Record<string, string> = {}, paused = false): Child {
+  const child = spawn(process.execPath, args[0]?.endsWith('.mjs') === true ? args : ['--import', 'tsx', ...args], {
     cwd: ROOT,
     env: { ...process.env, SVIR_CONFIG: '', SVIR_API_KEYS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -29,14 +35,11 @@ function start(args: string[], env: Record<string, string> = {}, readAfterMs = 0
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  if (readAfterMs > 0) {
-    child.stdout.pause();
-    setTimeout(() => child.stdout.resume(), readAfterMs);
-  }
+  if (paused) child.stdout.pause();
   child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
   // 'close': stdout and stderr are read to their end, not only the process gone.
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  return { stdout: () => out, stderr: () => err, exited, kill: (signal) => child.kill(signal) };
+  return { stdout: () => out, stderr: () => err, exited, kill: (signal) => child.kill(signal), resume: () => child.stdout.resume() };
 }
 
 function lines(text: string): { msg?: string; n?: number; path?: string; status?: number }[] {
@@ -82,7 +85,24 @@ describe('the default log destination', () => {
   it('writes every line, in order, to a non-blocking stdout that fills (EAGAIN) before the flush that precedes the exit', async () => {
     // About 2 MB, several times what the pipe holds, while the test does not read for 300 ms.
     const count = 2_000;
-    const child = start(['tests/helpers/log-then-end.ts', String(count), 'flush-nonblocking'], {}, 300);
+    const child = start(['tests/helpers/log-then-end.ts', String(count), 'flush-nonblocking'], {}, true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.resume();
+    expect(await child.exited).toBe(0);
+    expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
+  });
+
+  it('keeps the event loop running while the reader of stdout stalls with the pipe full', { timeout: 60_000 }, async () => {
+    // The built program's destination, without the TypeScript loader (which opens stdout
+    // itself): about 2 MB written in one loop turn while the test reads nothing; the child
+    // reports on stderr from the next turn, which a write held by the full pipe would never reach.
+    const count = 2_000;
+    const child = start(['tests/helpers/log-then-stall.mjs', builtSvir().root, String(count)], {}, true);
+    try {
+      await until(() => child.stderr().includes('loop alive'), 'the child to report its loop alive');
+    } finally {
+      child.resume();
+    }
     expect(await child.exited).toBe(0);
     expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
   });

@@ -13,7 +13,8 @@ import { SvirError } from '../errors.js';
 import { flatToolName } from './flat-tool-name.js';
 import { functionStrict } from './function-strict.js';
 
-const functionToolSchema = z.looseObject({
+/** A Responses function tool (flat form), as svir reads it; readFunctionTool reads the same in place. */
+export const functionToolSchema = z.looseObject({
   type: z.literal('function'),
   name: z.string().min(1).max(256),
   description: z.string().nullish(),

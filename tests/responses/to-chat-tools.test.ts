@@ -5,21 +5,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { SvirError } from '../../src/errors.js';
 import { functionStrict } from '../../src/responses/function-strict.js';
-import { toChatTools } from '../../src/responses/to-chat-tools.js';
+import { functionToolSchema, toChatTools } from '../../src/responses/to-chat-tools.js';
 
-/** The function tool as the Responses API defines it: the reading the fast path must match. */
-const functionToolSchema = z.looseObject({
-  type: z.literal('function'),
-  name: z.string().min(1).max(256),
-  description: z.string().nullish(),
-  parameters: z.record(z.string(), z.unknown()).nullish(),
-  strict: z.boolean().nullish(),
-});
-
-/** What the schema's reading makes of one tool: its chat function, or the param of the 400. */
+/** What the schema's reading (the tool's long way) makes of one tool: its chat function, or the param of the 400. */
 function expected(entry: unknown, name: (fnName: string) => string, where: string): { function: Record<string, unknown> } | { refused: string } {
   const parsed = functionToolSchema.safeParse(entry);
   if (!parsed.success) return { refused: where };

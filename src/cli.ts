@@ -200,8 +200,8 @@ async function main(): Promise<void> {
   try {
     running = await startServer(config, { logger, processMetrics: true });
   } catch (err) {
-    // What the logger holds is written synchronously on exit (pino's exit handler); a flush here
-    // would hand it to the thread pool instead, where process.exit can cut it.
+    // What the logger holds is written on exit, by its destination's exit handler
+    // (create-log-destination.ts).
     fail(err instanceof Error ? err.message : String(err));
   }
   started = running;

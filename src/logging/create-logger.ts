@@ -37,8 +37,9 @@ export interface CreateLoggerOptions {
   level: LogLevel;
   secrets: readonly string[];
   /**
-   * Where lines go; stdout, line by line, when absent. The CLI passes stdout with each loop
-   * turn's lines in one write (create-log-destination.ts); tests pass a stream that collects them.
+   * Where lines go; stdout through pino's own asynchronous destination when absent. The CLI
+   * passes stdout with each loop turn's lines in one write (create-log-destination.ts); tests pass
+   * a stream that collects them.
    */
   destination?: DestinationStream;
 }

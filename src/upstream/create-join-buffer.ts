@@ -13,7 +13,7 @@
  * ever reads bytes another stream wrote.
  */
 
-/** The largest buffer kept; a longer read is concatenated into a buffer of its own. */
+/** The largest buffer kept (growth stops there); a longer read is concatenated into a buffer of its own. */
 const JOIN_BUFFER_MAX = 1024 * 1024;
 const JOIN_BUFFER_FIRST = 64 * 1024;
 
@@ -29,7 +29,7 @@ export function createJoinBuffer(): JoinBuffer {
       let length = 0;
       for (const piece of pieces) length += piece.length;
       if (length > JOIN_BUFFER_MAX) return Buffer.concat(pieces, length);
-      if (buffer === undefined || length > buffer.length) buffer = Buffer.allocUnsafe(Math.max(length, JOIN_BUFFER_FIRST, (buffer?.length ?? 0) * 2));
+      if (buffer === undefined || length > buffer.length) buffer = Buffer.allocUnsafe(Math.min(JOIN_BUFFER_MAX, Math.max(length, JOIN_BUFFER_FIRST, (buffer?.length ?? 0) * 2)));
       let at = 0;
       for (const piece of pieces) at += piece.copy(buffer, at);
       return buffer.subarray(0, length);

@@ -337,4 +337,3 @@ export function dispatchRequest(dispatcher: Dispatcher & Partial<DispatcherScrat
     dispatcher.dispatch({ origin, path, method: options.method, headers: options.headers, body: payload ?? null }, exchange);
   });
 }
-

@@ -26,6 +26,15 @@ describe('createJoinBuffer', () => {
     expect(buffer.join([bytes('c'), bytes('d')]).buffer).toBe(joined.buffer);
   });
 
+  it('never grows its buffer past the largest it keeps (1 MiB), however reads grow', () => {
+    const buffer = createJoinBuffer();
+    buffer.join([Buffer.alloc(300_000, 1), Buffer.alloc(300_000, 2)]);
+    const pieces = [Buffer.alloc(350_000, 3), Buffer.alloc(350_000, 4)];
+    const joined = buffer.join(pieces);
+    expect(joined.equals(Buffer.concat(pieces))).toBe(true);
+    expect(joined.buffer.byteLength).toBe(1024 * 1024);
+  });
+
   it('concatenates a read longer than the largest buffer it keeps into a buffer of its own', () => {
     const buffer = createJoinBuffer();
     const kept = buffer.join([bytes('a'), bytes('b')]);

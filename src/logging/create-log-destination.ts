@@ -48,8 +48,14 @@ export function createLogDestination(fd = 1): LogDestination {
   // non-blocking mode (the stream itself is never written to, and does not keep the process up).
   if (fd === 1) void process.stdout.fd;
   else if (fd === 2) void process.stderr.fd;
-  /** The lines not yet handed to the kernel, oldest first: a string, or bytes once cut by a partial write. */
-  let waiting: string | Buffer = '';
+  /**
+   * What a partial write left of the lines it was given, to go out first. Lines logged meanwhile
+   * wait in `waiting` and are never copied onto it: with a reader that stalls, a copy per line
+   * grew with everything waiting (the event loop spent itself copying).
+   */
+  let cut: Buffer | undefined;
+  /** The lines not yet handed to the kernel, oldest first, after `cut`. */
+  let waiting = '';
   let scheduled = false;
   let retrying = false;
   let exiting = false;
@@ -58,13 +64,15 @@ export function createLogDestination(fd = 1): LogDestination {
 
   /** Hands what waits to the kernel; false when the descriptor would block (EAGAIN). */
   const writeWaiting = (): boolean => {
-    while (waiting.length > 0) {
-      const length = typeof waiting === 'string' ? Buffer.byteLength(waiting) : waiting.length;
+    while (cut !== undefined || waiting.length > 0) {
+      const bytes = cut;
+      const length = bytes === undefined ? Buffer.byteLength(waiting) : bytes.length;
       let written: number;
       try {
-        written = typeof waiting === 'string' ? writeSync(fd, waiting) : writeSync(fd, waiting);
+        written = bytes === undefined ? writeSync(fd, waiting) : writeSync(fd, bytes);
       } catch (err) {
         if (isCode(err, 'EAGAIN')) return false;
+        cut = undefined;
         waiting = '';
         if (isCode(err, 'EPIPE')) {
           broken = true;
@@ -72,8 +80,11 @@ export function createLogDestination(fd = 1): LogDestination {
         }
         throw err;
       }
-      if (written >= length) waiting = '';
-      else waiting = (typeof waiting === 'string' ? Buffer.from(waiting) : waiting).subarray(written);
+      if (bytes !== undefined) cut = written >= length ? undefined : bytes.subarray(written);
+      else {
+        if (written < length) cut = Buffer.from(waiting).subarray(written);
+        waiting = '';
+      }
     }
     return true;
   };
@@ -110,7 +121,7 @@ export function createLogDestination(fd = 1): LogDestination {
   return {
     write(line: string): void {
       if (broken) return;
-      waiting = typeof waiting === 'string' ? waiting + line : Buffer.concat([waiting, Buffer.from(line)]);
+      waiting += line;
       if (exiting) flushSync();
       else if (!scheduled && !retrying) {
         scheduled = true;

@@ -10,8 +10,10 @@
  *   pipe does that), each line padded to about 1 KB, then the logger's flush and process.exit
  *   once it is done, as the CLI's graceful shutdown does: the pipe fills, and the writes meet
  *   EAGAIN;
+ * - 'trickle-nonblocking': as 'flush-nonblocking', but 20 lines a loop turn, so that lines come
+ *   while what a partial write left still waits;
  * - 'stay': alive until the test kills it; the lines must reach stdout meanwhile.
- *   node --import tsx tests/helpers/log-then-end.ts <count> exit|exit-busy-pool|flush-nonblocking|throw|reject|stay
+ *   node --import tsx tests/helpers/log-then-end.ts <count> exit|exit-busy-pool|flush-nonblocking|trickle-nonblocking|throw|reject|stay
  */
 import { pbkdf2 } from 'node:crypto';
 import { createLogDestination } from '../../src/logging/create-log-destination.js';
@@ -20,9 +22,18 @@ import { createLogger } from '../../src/logging/create-logger.js';
 const count = Number(process.argv[2] ?? '0');
 const how = process.argv[3] ?? 'exit';
 if (how === 'exit-busy-pool') pbkdf2('busy', 'pool', 200_000, 32, 'sha256', () => undefined);
-const pad = how === 'flush-nonblocking' ? 'x'.repeat(1_000) : undefined;
+const pad = how === 'flush-nonblocking' || how === 'trickle-nonblocking' ? 'x'.repeat(1_000) : undefined;
 const logger = createLogger({ level: 'info', secrets: [], destination: createLogDestination() });
-for (let i = 0; i < count; i += 1) logger.info({ n: i, path: '/v1/chat/completions', status: 200, pad }, 'request');
+const log = (i: number): void => logger.info({ n: i, path: '/v1/chat/completions', status: 200, pad }, 'request');
+if (how === 'trickle-nonblocking') {
+  let next = 0;
+  const turn = (): void => {
+    for (const end = Math.min(next + 20, count); next < end; next += 1) log(next);
+    if (next < count) setImmediate(turn);
+    else logger.flush(() => process.exit(0));
+  };
+  turn();
+} else for (let i = 0; i < count; i += 1) log(i);
 
 if (how === 'exit' || how === 'exit-busy-pool') process.exit(0);
 if (how === 'flush-nonblocking') logger.flush(() => process.exit(0));

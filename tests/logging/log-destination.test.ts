@@ -92,6 +92,16 @@ describe('the default log destination', () => {
     expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
   });
 
+  it('writes every line, in order, when lines keep coming while what a partial write left waits', async () => {
+    // 20 lines a turn, about 4 MB in all, while the test does not read for 300 ms.
+    const count = 4_000;
+    const child = start(['tests/helpers/log-then-end.ts', String(count), 'trickle-nonblocking'], {}, true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.resume();
+    expect(await child.exited).toBe(0);
+    expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
+  });
+
   it('keeps the event loop running while the reader of stdout stalls with the pipe full', { timeout: 60_000 }, async () => {
     // The built program's destination, without the TypeScript loader (which opens stdout
     // itself): about 2 MB written in one loop turn while the test reads nothing; the child

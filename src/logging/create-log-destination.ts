@@ -33,7 +33,7 @@ const RETRY_MS = 10;
 const EXIT_WAIT_MS = 1_000;
 
 export interface LogDestination extends DestinationStream {
-  /** Writes what waits now; `done` once it is all written (pino's logger.flush calls it). */
+  /** Writes what waits now; `done` once it is all written, unless the process exits first (pino's logger.flush calls it). */
   flush(done?: (err?: Error) => void): void;
   /** Writes what waits before returning (the `exit` event's flush). */
   flushSync(): void;
@@ -115,6 +115,10 @@ export function createLogDestination(fd = 1): LogDestination {
 
   process.on('exit', () => {
     exiting = true;
+    // The process ends with this listener: a flush's callback is not called. The CLI's exits,
+    // and a process.exit here would replace the exit code (a second signal's 1 became the
+    // shutdown's 0) and skip the listeners after this one.
+    whenWritten = [];
     flushSync();
   });
 

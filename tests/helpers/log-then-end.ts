@@ -12,8 +12,11 @@
  *   EAGAIN;
  * - 'trickle-nonblocking': as 'flush-nonblocking', but 20 lines a loop turn, so that lines come
  *   while what a partial write left still waits;
+ * - 'exit-while-flushing': as 'flush-nonblocking', but `exiting` on stderr and process.exit(3)
+ *   right after the flush began, while its callback (process.exit(0)) waits for the reader (the
+ *   test reads nothing until it sees `exiting`);
  * - 'stay': alive until the test kills it; the lines must reach stdout meanwhile.
- *   node --import tsx tests/helpers/log-then-end.ts <count> exit|exit-busy-pool|flush-nonblocking|trickle-nonblocking|throw|reject|stay
+ *   node --import tsx tests/helpers/log-then-end.ts <count> exit|exit-busy-pool|flush-nonblocking|trickle-nonblocking|exit-while-flushing|throw|reject|stay
  */
 import { pbkdf2 } from 'node:crypto';
 import { createLogDestination } from '../../src/logging/create-log-destination.js';
@@ -22,7 +25,7 @@ import { createLogger } from '../../src/logging/create-logger.js';
 const count = Number(process.argv[2] ?? '0');
 const how = process.argv[3] ?? 'exit';
 if (how === 'exit-busy-pool') pbkdf2('busy', 'pool', 200_000, 32, 'sha256', () => undefined);
-const pad = how === 'flush-nonblocking' || how === 'trickle-nonblocking' ? 'x'.repeat(1_000) : undefined;
+const pad = how === 'flush-nonblocking' || how === 'trickle-nonblocking' || how === 'exit-while-flushing' ? 'x'.repeat(1_000) : undefined;
 const logger = createLogger({ level: 'info', secrets: [], destination: createLogDestination() });
 const log = (i: number): void => logger.info({ n: i, path: '/v1/chat/completions', status: 200, pad }, 'request');
 if (how === 'trickle-nonblocking') {
@@ -37,6 +40,11 @@ if (how === 'trickle-nonblocking') {
 
 if (how === 'exit' || how === 'exit-busy-pool') process.exit(0);
 if (how === 'flush-nonblocking') logger.flush(() => process.exit(0));
+if (how === 'exit-while-flushing') {
+  logger.flush(() => process.exit(0));
+  process.stderr.write('exiting\n');
+  process.exit(3);
+}
 if (how === 'throw') throw new Error('crash after logging');
 if (how === 'reject') void Promise.reject(new Error('unhandled rejection after logging'));
 if (how === 'stay') setInterval(() => undefined, 1_000);

@@ -102,6 +102,20 @@ describe('the default log destination', () => {
     expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
   });
 
+  it('keeps the exit code of a process.exit that comes while a flush waits for the reader', async () => {
+    // The flush's callback exits 0; the process.exit(3) before it decides the code, and every
+    // line is still written at exit (the test reads again within the second the exit waits).
+    const count = 2_000;
+    const child = start(['tests/helpers/log-then-end.ts', String(count), 'exit-while-flushing'], {}, true);
+    try {
+      await until(() => child.stderr().includes('exiting'), 'the child to exit');
+    } finally {
+      child.resume();
+    }
+    expect(await child.exited).toBe(3);
+    expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
+  });
+
   it('keeps the event loop running while the reader of stdout stalls with the pipe full', { timeout: 60_000 }, async () => {
     // The built program's destination, without the TypeScript loader (which opens stdout
     // itself): about 2 MB written in one loop turn while the test reads nothing; the child

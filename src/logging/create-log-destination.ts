@@ -49,9 +49,10 @@ export function createLogDestination(fd = 1): LogDestination {
   if (fd === 1) void process.stdout.fd;
   else if (fd === 2) void process.stderr.fd;
   /**
-   * What a partial write left of the lines it was given, to go out first. Lines logged meanwhile
-   * wait in `waiting` and are never copied onto it: with a reader that stalls, a copy per line
-   * grew with everything waiting (the event loop spent itself copying).
+   * What a partial write left of the lines it was given (all of them when the descriptor took
+   * none: EAGAIN), to go out first. Lines logged meanwhile wait in `waiting` and are never copied
+   * onto it: with a reader that stalls, a copy per line grew with everything waiting (the event
+   * loop spent itself copying).
    */
   let cut: Buffer | undefined;
   /** The lines not yet handed to the kernel, oldest first, after `cut`. */
@@ -71,7 +72,15 @@ export function createLogDestination(fd = 1): LogDestination {
       try {
         written = bytes === undefined ? writeSync(fd, waiting) : writeSync(fd, bytes);
       } catch (err) {
-        if (isCode(err, 'EAGAIN')) return false;
+        if (isCode(err, 'EAGAIN')) {
+          // Kept as bytes until the reader makes room: each try again then costs no encoding of
+          // all that waits, and the lines logged meanwhile wait after it.
+          if (bytes === undefined) {
+            cut = Buffer.from(waiting);
+            waiting = '';
+          }
+          return false;
+        }
         cut = undefined;
         waiting = '';
         if (isCode(err, 'EPIPE')) {

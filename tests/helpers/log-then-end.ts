@@ -12,23 +12,37 @@
  *   EAGAIN;
  * - 'trickle-nonblocking': as 'flush-nonblocking', but 20 lines a loop turn, so that lines come
  *   while what a partial write left still waits;
+ * - 'full-then-trickle': stdout's pipe filled to its last byte (empty lines) first, `filled` on
+ *   stderr, then as 'trickle-nonblocking': the first write meets EAGAIN with nothing written
+ *   (the test reads nothing until it sees `filled`);
  * - 'exit-while-flushing': as 'flush-nonblocking', but `exiting` on stderr and process.exit(3)
  *   right after the flush began, while its callback (process.exit(0)) waits for the reader (the
  *   test reads nothing until it sees `exiting`);
  * - 'stay': alive until the test kills it; the lines must reach stdout meanwhile.
- *   node --import tsx tests/helpers/log-then-end.ts <count> exit|exit-busy-pool|flush-nonblocking|trickle-nonblocking|exit-while-flushing|throw|reject|stay
+ *   node --import tsx tests/helpers/log-then-end.ts <count> exit|exit-busy-pool|flush-nonblocking|trickle-nonblocking|full-then-trickle|exit-while-flushing|throw|reject|stay
  */
 import { pbkdf2 } from 'node:crypto';
+import { writeSync } from 'node:fs';
 import { createLogDestination } from '../../src/logging/create-log-destination.js';
 import { createLogger } from '../../src/logging/create-logger.js';
 
 const count = Number(process.argv[2] ?? '0');
 const how = process.argv[3] ?? 'exit';
 if (how === 'exit-busy-pool') pbkdf2('busy', 'pool', 200_000, 32, 'sha256', () => undefined);
-const pad = how === 'flush-nonblocking' || how === 'trickle-nonblocking' || how === 'exit-while-flushing' ? 'x'.repeat(1_000) : undefined;
+const pad = ['flush-nonblocking', 'trickle-nonblocking', 'full-then-trickle', 'exit-while-flushing'].includes(how) ? 'x'.repeat(1_000) : undefined;
 const logger = createLogger({ level: 'info', secrets: [], destination: createLogDestination() });
 const log = (i: number): void => logger.info({ n: i, path: '/v1/chat/completions', status: 200, pad }, 'request');
-if (how === 'trickle-nonblocking') {
+if (how === 'full-then-trickle') {
+  for (;;) {
+    try {
+      writeSync(1, '\n');
+    } catch {
+      break;
+    }
+  }
+  process.stderr.write('filled\n');
+}
+if (how === 'trickle-nonblocking' || how === 'full-then-trickle') {
   let next = 0;
   const turn = (): void => {
     for (const end = Math.min(next + 20, count); next < end; next += 1) log(next);

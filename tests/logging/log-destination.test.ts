@@ -102,6 +102,19 @@ describe('the default log destination', () => {
     expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
   });
 
+  it('writes every line, in order, when the first write finds the pipe full and lines keep coming', async () => {
+    const count = 2_000;
+    const child = start(['tests/helpers/log-then-end.ts', String(count), 'full-then-trickle'], {}, true);
+    try {
+      await until(() => child.stderr().includes('filled'), 'the child to fill its stdout');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      child.resume();
+    }
+    expect(await child.exited).toBe(0);
+    expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
+  });
+
   it('keeps the exit code of a process.exit that comes while a flush waits for the reader', async () => {
     // The flush's callback exits 0; the process.exit(3) before it decides the code, and every
     // line is still written at exit (the test reads again within the second the exit waits).

@@ -10,7 +10,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
-import { fakeCompletionHandler, fakeEmbeddingHandler } from './fake-legacy.js';
+import { fakeCompletionHandler } from './fake-legacy.js';
 import {
   hasNonTextPart,
   modelAnswer,

@@ -11,7 +11,7 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { fakeChatHandler, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream.js';
-import { fakeCompletionHandler, fakeEmbeddingHandler } from './fake-legacy.js';
+import { fakeEmbeddingHandler } from './fake-legacy.js';
 import {
   JSON_ANSWER,
   lastUserText,

@@ -5,7 +5,7 @@
  * local server.
  */
 import { once } from 'node:events';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { openaiAdapter } from '../../src/adapters/openai.js';

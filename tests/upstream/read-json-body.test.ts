@@ -3,7 +3,7 @@
  * closed before the body is: no new connection to the backend for the request svir gave up on
  * (request-sockets.ts, undici#5845). Against a real undici request to a local server.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { openaiAdapter } from '../../src/adapters/openai.js';

@@ -15,7 +15,8 @@
  * Nothing waiting is lost when the process exits: the destination writes it on the process's
  * `exit` event (process.exit, an uncaught exception, the loop running empty), and a line logged
  * after that is written at once; the CLI's graceful shutdown calls flush() before it exits. Only
- * a kill the process cannot see (SIGKILL) loses what waits.
+ * a kill the process cannot see (SIGKILL) loses what waits, or a reader of stdout that stays
+ * stalled through the exit's wait (below).
  *
  * A reader that stops reading costs memory, not the event loop: stdout (or stderr) is opened
  * through Node's process.stdout first, and on a pipe or a socket that makes the descriptor

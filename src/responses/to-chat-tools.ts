@@ -94,6 +94,8 @@ function readFunctionTool(entry: unknown): FunctionTool | undefined {
   if (typeof name !== 'string' || name.length < 1 || name.length > 256) return undefined;
   if (!isNullish(description) && typeof description !== 'string') return undefined;
   if (!isNullish(parameters) && !isPlainRecord(parameters)) return undefined;
+  // The schema's record drops an own `__proto__` key (svir's JSON parser refuses one anyway): that way gives what it gives.
+  if (isPlainRecord(parameters) && Object.hasOwn(parameters, '__proto__')) return undefined;
   if (!isNullish(strict) && typeof strict !== 'boolean') return undefined;
   return { type: 'function', name, description, parameters, strict };
 }

@@ -40,6 +40,8 @@ const schema = fc.oneof(
   fc.constant({ constructor: 'x', type: 'object' }),
   fc.constant(Object.create(null) as Record<string, unknown>),
   fc.constant([{ type: 'object' }]),
+  // An own __proto__ key, as JSON.parse makes it (the schema's record drops it).
+  fc.constant(JSON.parse('{"__proto__":{"x":1},"type":"object"}') as Record<string, unknown>),
 );
 const toolEntry = fc.record(
   {

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createJsonEndScanner } from '../../src/normalize/json-end-scanner.js';
 import { ToolCallAssembler } from '../../src/normalize/tool-call-assembler.js';
+import { cutAnywhere } from '../helpers/cut-at.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -35,19 +36,6 @@ function countParsedCharacters(): { characters: () => number; calls: () => numbe
   return { characters: () => characters, calls: () => spy.mock.calls.length };
 }
 
-/** Splits text at the given cut points into consecutive pieces. */
-function pieces(text: string, cuts: number[]): string[] {
-  const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
-  const out: string[] = [];
-  let at = 0;
-  for (const point of points) {
-    out.push(text.slice(at, point));
-    at = point;
-  }
-  out.push(text.slice(at));
-  return out;
-}
-
 describe('createJsonEndScanner', () => {
   it('agrees with JSON.parse on whole texts, valid or broken, however they are split', () => {
     const texts = fc.oneof(
@@ -62,7 +50,7 @@ describe('createJsonEndScanner', () => {
         const scanner = createJsonEndScanner();
         let sofar = '';
         let state = scanner.advance(sofar);
-        for (const piece of pieces(text, cuts)) {
+        for (const piece of cutAnywhere(text, cuts)) {
           sofar += piece;
           state = scanner.advance(sofar);
         }

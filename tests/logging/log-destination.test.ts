@@ -57,6 +57,27 @@ async function until(check: () => boolean, what: string): Promise<void> {
   }
 }
 
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Resumes reading the child's stdout `thenMs` after `ready` (or once the wait failed): the reader
+ * stalled until then.
+ */
+async function resumeWhen(child: Child, ready: () => boolean, what: string, thenMs = 0): Promise<void> {
+  try {
+    await until(ready, what);
+    if (thenMs > 0) await pause(thenMs);
+  } finally {
+    child.resume();
+  }
+}
+
+/** The child ended with `code`, and wrote lines 0 to count - 1, each once, in order. */
+async function expectEveryLine(child: Child, count: number, code: number | null = 0): Promise<void> {
+  expect(await child.exited).toBe(code);
+  expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
+}
+
 // Many lines logged in one turn: they gather behind the first write and must all come out.
 const COUNT = 160;
 
@@ -67,52 +88,39 @@ describe('the default log destination', () => {
     ['reject', 1],
   ] as const) {
     it(`writes every line logged before ${how === 'exit' ? 'process.exit' : how === 'throw' ? 'an uncaught exception' : 'an unhandled rejection'}`, async () => {
-      const child = start(['tests/helpers/log-then-end.ts', String(COUNT), how]);
-      expect(await child.exited).toBe(code);
-      const written = lines(child.stdout());
-      expect(written.map((line) => line.n)).toEqual(Array.from({ length: COUNT }, (_, i) => i));
+      await expectEveryLine(start(['tests/helpers/log-then-end.ts', String(COUNT), how]), COUNT, code);
     });
   }
 
   it('writes the lines in the order they were logged when process.exit comes while the thread pool is busy', async () => {
     // One pool thread, held by a long job queued before the first line: a write handed to the
     // pool would still wait there when process.exit writes the rest (create-log-destination.ts).
-    const child = start(['tests/helpers/log-then-end.ts', String(COUNT), 'exit-busy-pool'], { UV_THREADPOOL_SIZE: '1' });
-    expect(await child.exited).toBe(0);
-    expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: COUNT }, (_, i) => i));
+    await expectEveryLine(start(['tests/helpers/log-then-end.ts', String(COUNT), 'exit-busy-pool'], { UV_THREADPOOL_SIZE: '1' }), COUNT);
   });
 
   it('writes every line, in order, to a non-blocking stdout that fills (EAGAIN) before the flush that precedes the exit', async () => {
     // About 2 MB, several times what the pipe holds, while the test does not read for 300 ms.
     const count = 2_000;
     const child = start(['tests/helpers/log-then-end.ts', String(count), 'flush-nonblocking'], {}, true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pause(300);
     child.resume();
-    expect(await child.exited).toBe(0);
-    expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
+    await expectEveryLine(child, count);
   });
 
   it('writes every line, in order, when lines keep coming while what a partial write left waits', async () => {
     // 20 lines a turn, about 4 MB in all, while the test does not read for 300 ms.
     const count = 4_000;
     const child = start(['tests/helpers/log-then-end.ts', String(count), 'trickle-nonblocking'], {}, true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pause(300);
     child.resume();
-    expect(await child.exited).toBe(0);
-    expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
+    await expectEveryLine(child, count);
   });
 
   it('writes every line, in order, when the first write finds the pipe full and lines keep coming', async () => {
     const count = 2_000;
     const child = start(['tests/helpers/log-then-end.ts', String(count), 'full-then-trickle'], {}, true);
-    try {
-      await until(() => child.stderr().includes('filled'), 'the child to fill its stdout');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    } finally {
-      child.resume();
-    }
-    expect(await child.exited).toBe(0);
-    expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
+    await resumeWhen(child, () => child.stderr().includes('filled'), 'the child to fill its stdout', 100);
+    await expectEveryLine(child, count);
   });
 
   it('keeps the exit code of a process.exit that comes while a flush waits for the reader', async () => {
@@ -120,13 +128,8 @@ describe('the default log destination', () => {
     // line is still written at exit (the test reads again within the second the exit waits).
     const count = 2_000;
     const child = start(['tests/helpers/log-then-end.ts', String(count), 'exit-while-flushing'], {}, true);
-    try {
-      await until(() => child.stderr().includes('exiting'), 'the child to exit');
-    } finally {
-      child.resume();
-    }
-    expect(await child.exited).toBe(3);
-    expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
+    await resumeWhen(child, () => child.stderr().includes('exiting'), 'the child to exit');
+    await expectEveryLine(child, count, 3);
   });
 
   it('keeps the event loop running while the reader of stdout stalls with the pipe full', { timeout: 60_000 }, async () => {
@@ -135,13 +138,8 @@ describe('the default log destination', () => {
     // reports on stderr from the next turn, which a write held by the full pipe would never reach.
     const count = 2_000;
     const child = start(['tests/helpers/log-then-stall.mjs', builtSvir().root, String(count)], {}, true);
-    try {
-      await until(() => child.stderr().includes('loop alive'), 'the child to report its loop alive');
-    } finally {
-      child.resume();
-    }
-    expect(await child.exited).toBe(0);
-    expect(lines(child.stdout()).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, i) => i));
+    await resumeWhen(child, () => child.stderr().includes('loop alive'), 'the child to report its loop alive');
+    await expectEveryLine(child, count);
   });
 
   it('writes a line soon while the process runs on, without a next line to push it out', async () => {
